@@ -1,0 +1,46 @@
+# Catch2 v2 (Debian 12: header-only, target Catch2::Catch2) and Catch2 v3 (Ubuntu 24.04: compiled,
+# targets Catch2::Catch2 and Catch2::Catch2WithMain) both work. This file is the one CMake branch
+# that tells them apart; common/tests/catch_compat.hpp is the one header that does.
+#
+# Every test executable uses our own main (common/tests/test_main.cpp), so that a `gpu` test can exit
+# with LABS_SKIP_RETURN_CODE when no CUDA device is present; ctest then reports it SKIPPED.
+
+set(LABS_SKIP_RETURN_CODE 77 CACHE INTERNAL "Exit code of a test that could not run (ctest: SKIPPED)")
+
+if(Catch2_VERSION VERSION_GREATER_EQUAL 3)
+  set(LABS_CATCH2_MAJOR 3)
+else()
+  set(LABS_CATCH2_MAJOR 2)
+endif()
+message(STATUS "labs: Catch2 ${Catch2_VERSION} (v${LABS_CATCH2_MAJOR} API)")
+
+add_library(labs_catch2 INTERFACE)
+target_link_libraries(labs_catch2 INTERFACE Catch2::Catch2)
+target_compile_definitions(labs_catch2 INTERFACE LABS_CATCH2_MAJOR=${LABS_CATCH2_MAJOR})
+target_include_directories(labs_catch2 INTERFACE "${PROJECT_SOURCE_DIR}/common/tests")
+
+# labs_add_test(<name> SOURCES <files...> [LIBRARIES <targets...>] LABELS <cpu|gpu> [more labels...])
+#   One executable, one ctest test. A test labelled `gpu` skips (exit LABS_SKIP_RETURN_CODE) when no
+#   CUDA device answers; ctest shows it as skipped, never as passed.
+function(labs_add_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBRARIES;LABELS;ARGS" ${ARGN})
+  if(NOT ARG_LABELS)
+    message(FATAL_ERROR "labs_add_test(${name}): LABELS cpu or gpu is required")
+  endif()
+  if("gpu" IN_LIST ARG_LABELS)
+    set(main_lib labs_test_main_gpu)
+  elseif("cpu" IN_LIST ARG_LABELS)
+    set(main_lib labs_test_main_cpu)
+  else()
+    message(FATAL_ERROR "labs_add_test(${name}): LABELS must contain cpu or gpu")
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${main_lib} labs_catch2 ${ARG_LIBRARIES})
+  labs_cuda_options(${name})
+  add_test(NAME ${name} COMMAND ${name} ${ARG_ARGS})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 600)
+  endif()
+  set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
+                       SKIP_RETURN_CODE ${LABS_SKIP_RETURN_CODE})
+endfunction()

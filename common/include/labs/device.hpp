@@ -1,0 +1,95 @@
+/**
+ * @file device.hpp
+ * @brief Which GPU is this? Device properties, an environment fingerprint for reports, and a typed
+ * "no CUDA device" outcome that tests and the grader turn into SKIPPED.
+ */
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace gpulab {
+
+/** @brief Why no device could be used (or `available` when one can). */
+enum class DeviceAvailability {
+    available,     ///< a CUDA device answered
+    no_device,     ///< the driver answered: zero devices (cudaErrorNoDevice)
+    no_driver,     ///< no usable NVIDIA driver (cudaErrorInsufficientDriver, missing libcuda)
+    driver_error,  ///< the driver is present but failed otherwise
+};
+
+/** @brief Properties of one device that the labs and their models use. */
+struct DeviceInfo {
+    int ordinal = 0;                    ///< CUDA device ordinal
+    std::string name;                   ///< e.g. "NVIDIA H200"
+    std::string uuid;                   ///< "GPU-xxxxxxxx-..." as nvidia-smi prints it
+    std::string pci_bus_id;             ///< e.g. "0000:19:00.0"
+    int cc_major = 0;                   ///< compute capability, major
+    int cc_minor = 0;                   ///< compute capability, minor
+    int sm_count = 0;                   ///< streaming multiprocessors
+    int max_threads_per_sm = 0;         ///< resident thread slots per SM
+    int max_threads_per_block = 0;      ///< largest block
+    int max_blocks_per_sm = 0;          ///< resident block limit per SM
+    int regs_per_sm = 0;                ///< 32-bit registers per SM
+    int regs_per_block = 0;             ///< 32-bit registers one block may use
+    int warp_size = 32;                 ///< threads per warp
+    long long smem_per_sm_bytes = 0;    ///< shared memory per SM
+    long long smem_per_block_optin_bytes = 0;  ///< largest dynamic+static smem one block may opt in to
+    long long smem_reserved_per_block_bytes = 0;  ///< shared memory the runtime reserves per block
+    long long l2_bytes = 0;             ///< L2 cache size
+    long long global_mem_bytes = 0;     ///< device memory size
+    int memory_bus_width_bits = 0;      ///< memory bus width
+    int driver_version = 0;             ///< CUDA driver API version, e.g. 13000
+    int runtime_version = 0;            ///< CUDA runtime version this program was built with
+};
+
+/** @brief Result of probing for a device: either usable `info`, or the reason there is none. */
+struct DeviceProbe {
+    DeviceAvailability availability = DeviceAvailability::no_device;  ///< outcome
+    std::string reason;       ///< human-readable reason when not available ("no CUDA device: ...")
+    DeviceInfo info;          ///< valid only when available
+
+    /** @brief True when a device can be used. */
+    [[nodiscard]] bool available() const noexcept {
+        return availability == DeviceAvailability::available;
+    }
+};
+
+/**
+ * @brief Looks for CUDA device @p ordinal without throwing. On a machine with no GPU or driver this
+ * returns quickly with `available() == false` and a reason such as "no CUDA device: CUDA driver
+ * version is insufficient for CUDA runtime version (cudaErrorInsufficientDriver)".
+ */
+[[nodiscard]] DeviceProbe probe_device(int ordinal = 0) noexcept;
+
+/**
+ * @brief The state of the machine when a measurement was taken: the device, its driver and runtime,
+ * and (where NVML answers) the current SM and memory clocks and the temperature.
+ *
+ * NVML is loaded at run time (libnvidia-ml.so.1 ships with the driver), so programs start and report
+ * on machines without it; the NVML fields are then empty.
+ */
+struct Fingerprint {
+    DeviceInfo device;                    ///< static properties
+    std::string driver_version_string;    ///< e.g. "580.159.04" (NVML), empty if unknown
+    std::optional<int> sm_clock_mhz;      ///< current SM clock (NVML)
+    std::optional<int> mem_clock_mhz;     ///< current memory clock (NVML)
+    std::optional<int> max_sm_clock_mhz;  ///< maximum SM clock (NVML)
+    std::optional<int> temperature_c;     ///< GPU temperature in °C (NVML)
+    std::string nvml_status;              ///< "ok", or why NVML did not answer
+};
+
+/** @brief Takes a fingerprint of an available device (see probe_device). */
+[[nodiscard]] Fingerprint take_fingerprint(const DeviceInfo& device);
+
+/** @brief JSON form of DeviceInfo (field names as in the struct). */
+void to_json(nlohmann::json& j, const DeviceInfo& d);
+/** @brief JSON form of Fingerprint; absent NVML readings are null. */
+void to_json(nlohmann::json& j, const Fingerprint& f);
+
+/** @brief "13.0" from 13000. @param version a CUDA version number as the runtime reports it */
+[[nodiscard]] std::string cuda_version_string(int version);
+
+}  // namespace gpulab

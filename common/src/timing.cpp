@@ -1,0 +1,170 @@
+// The timing protocol: events, warm-up, L2 flush, stable median, interleaved A/B.
+#include "labs/timing.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include <nvtx3/nvToolsExt.h>
+
+#include "labs/cuda_check.hpp"
+
+namespace gpulab {
+
+EventTimer::EventTimer() {
+    CUDA_CHECK(cudaEventCreate(&start_));
+    CUDA_CHECK(cudaEventCreate(&stop_));
+}
+
+EventTimer::~EventTimer() {
+    (void)cudaEventDestroy(start_);
+    (void)cudaEventDestroy(stop_);
+}
+
+void EventTimer::start(cudaStream_t stream) { CUDA_CHECK(cudaEventRecord(start_, stream)); }
+void EventTimer::stop(cudaStream_t stream) { CUDA_CHECK(cudaEventRecord(stop_, stream)); }
+
+float EventTimer::elapsed_ms() {
+    CUDA_CHECK(cudaEventSynchronize(stop_));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    return ms;
+}
+
+L2Flusher::L2Flusher(std::size_t l2_bytes)
+    : buffer_(std::max<std::size_t>(2 * l2_bytes, std::size_t(8) << 20)) {}
+
+void L2Flusher::flush(cudaStream_t stream) {
+    // A memset writes every line of a buffer twice the L2's size: whatever the next kernel reads was
+    // evicted. (Writes, not reads, so that the flush cannot be served from the cache itself.)
+    CUDA_CHECK(cudaMemsetAsync(buffer_.data(), 0x5A, buffer_.bytes(), stream));
+}
+
+NvtxRange::NvtxRange(const char* name) { nvtxRangePushA(name); }
+NvtxRange::~NvtxRange() { nvtxRangePop(); }
+
+namespace {
+
+double quantile(const std::vector<double>& sorted, double q) {
+    if (sorted.empty()) return 0;
+    const double pos = q * static_cast<double>(sorted.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+    const double f = pos - static_cast<double>(lo);
+    return sorted[lo] * (1 - f) + sorted[hi] * f;
+}
+
+// Events for one batch of repetitions of several interleaved workloads.
+struct EventPool {
+    std::vector<cudaEvent_t> events;
+    explicit EventPool(std::size_t n) : events(n, nullptr) {
+        for (auto& e : events) CUDA_CHECK(cudaEventCreate(&e));
+    }
+    ~EventPool() {
+        for (auto e : events) (void)cudaEventDestroy(e);
+    }
+    EventPool(const EventPool&) = delete;
+    EventPool& operator=(const EventPool&) = delete;
+};
+
+bool done(const std::vector<std::vector<double>>& samples, const TimingOptions& opts, double total_ms) {
+    const std::size_t n = samples.front().size();
+    if (n < static_cast<std::size_t>(opts.min_reps)) return false;
+    if (n >= static_cast<std::size_t>(opts.max_reps) || total_ms >= opts.max_total_ms) return true;
+    return std::all_of(samples.begin(), samples.end(), [&](const std::vector<double>& s) {
+        const TimingResult r = summarize(s);
+        return r.rel_ci <= opts.max_rel_ci;
+    });
+}
+
+// Times each workload of `work` in turn (A, B, A, B, ...) until the stopping rule holds for all.
+std::vector<TimingResult> time_interleaved(const std::vector<const Enqueue*>& work, const TimingOptions& opts,
+                                           cudaStream_t stream, L2Flusher* flusher) {
+    NvtxRange range(opts.label.c_str());
+    std::unique_ptr<L2Flusher> own;
+    if (opts.flush_l2 && flusher == nullptr) {
+        int dev = 0;
+        CUDA_CHECK(cudaGetDevice(&dev));
+        int l2 = 0;
+        CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+        own = std::make_unique<L2Flusher>(static_cast<std::size_t>(l2));
+        flusher = own.get();
+    }
+    {
+        NvtxRange warm("warm-up");
+        for (int i = 0; i < opts.warmup; ++i)
+            for (const Enqueue* w : work) (*w)(stream);
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+    const std::size_t k = work.size();
+    std::vector<std::vector<double>> samples(k);
+    constexpr std::size_t kBatch = 8;
+    EventPool pool(2 * k * kBatch);
+    double total_ms = 0;
+    while (!done(samples, opts, total_ms)) {
+        for (std::size_t rep = 0; rep < kBatch; ++rep) {
+            for (std::size_t w = 0; w < k; ++w) {
+                if (opts.flush_l2) flusher->flush(stream);
+                const std::size_t e = 2 * (rep * k + w);
+                CUDA_CHECK(cudaEventRecord(pool.events[e], stream));
+                (*work[w])(stream);
+                CUDA_CHECK(cudaEventRecord(pool.events[e + 1], stream));
+            }
+        }
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        for (std::size_t rep = 0; rep < kBatch; ++rep) {
+            for (std::size_t w = 0; w < k; ++w) {
+                const std::size_t e = 2 * (rep * k + w);
+                float ms = 0;
+                CUDA_CHECK(cudaEventElapsedTime(&ms, pool.events[e], pool.events[e + 1]));
+                samples[w].push_back(ms);
+                total_ms += ms;
+            }
+        }
+    }
+    std::vector<TimingResult> out;
+    for (auto& s : samples) {
+        TimingResult r = summarize(s);
+        r.converged = r.rel_ci <= opts.max_rel_ci;
+        out.push_back(r);
+    }
+    return out;
+}
+
+}  // namespace
+
+TimingResult summarize(std::vector<double> samples) {
+    TimingResult r;
+    if (samples.empty()) return r;
+    std::sort(samples.begin(), samples.end());
+    r.count = static_cast<int>(samples.size());
+    r.median_ms = quantile(samples, 0.5);
+    r.q1_ms = quantile(samples, 0.25);
+    r.q3_ms = quantile(samples, 0.75);
+    r.min_ms = samples.front();
+    r.rel_ci = r.median_ms > 0 ? 1.57 * (r.q3_ms - r.q1_ms) / std::sqrt(static_cast<double>(r.count)) / r.median_ms
+                               : 0.0;
+    return r;
+}
+
+void to_json(nlohmann::json& j, const TimingResult& t) {
+    j = nlohmann::json{{"median_ms", t.median_ms}, {"q1_ms", t.q1_ms}, {"q3_ms", t.q3_ms},
+                       {"min_ms", t.min_ms},       {"count", t.count}, {"rel_ci", t.rel_ci},
+                       {"converged", t.converged}};
+}
+
+TimingResult time_region(const Enqueue& work, const TimingOptions& opts, cudaStream_t stream, L2Flusher* flusher) {
+    return time_interleaved({&work}, opts, stream, flusher).front();
+}
+
+AbResult time_ab(const Enqueue& a, const Enqueue& b, const TimingOptions& opts, cudaStream_t stream,
+                 L2Flusher* flusher) {
+    const auto r = time_interleaved({&a, &b}, opts, stream, flusher);
+    AbResult ab;
+    ab.a = r[0];
+    ab.b = r[1];
+    ab.ratio = ab.b.median_ms > 0 ? ab.a.median_ms / ab.b.median_ms : 0.0;
+    return ab;
+}
+
+}  // namespace gpulab

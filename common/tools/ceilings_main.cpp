@@ -1,0 +1,53 @@
+// labs_ceilings: measures what this GPU can do (copy bandwidth, BF16 matrix rate, FP32 rate, launch
+// and graph-node latency, host transfers) in one run and prints a table, or JSON with --json.
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "labs/ceilings.hpp"
+#include "labs/cuda_check.hpp"
+#include "labs/device.hpp"
+
+int main(int argc, char** argv) {
+    CLI::App app{"Measure this GPU's ceilings: the numbers every lab's performance target is a fraction of."};
+    bool json = false, quick = false;
+    int device = 0;
+    app.add_flag("--json", json, "Print JSON instead of a table");
+    app.add_flag("--quick", quick, "Smaller sizes, fewer repetitions (a rough table in about a second)");
+    app.add_option("--device", device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+    CLI11_PARSE(app, argc, argv);
+
+    const gpulab::DeviceProbe probe = gpulab::probe_device(device);
+    if (!probe.available()) {
+        if (json) std::cout << nlohmann::json{{"available", false}, {"reason", probe.reason}}.dump(2) << "\n";
+        else std::fprintf(stderr, "labs_ceilings: %s\n", probe.reason.c_str());
+        return 2;
+    }
+    try {
+        CUDA_CHECK(cudaSetDevice(device));
+        gpulab::CeilingOptions opts;
+        opts.quick = quick;
+        const gpulab::Ceilings c = gpulab::measure_ceilings(opts);
+        const gpulab::Fingerprint f = gpulab::take_fingerprint(probe.info);
+        if (json) {
+            std::cout << nlohmann::json{{"available", true}, {"fingerprint", f}, {"ceilings", c}}.dump(2) << "\n";
+        } else {
+            std::printf("%s (%s, compute capability %d.%d, %d SMs, L2 %.0f MiB)\n", f.device.name.c_str(),
+                        f.device.uuid.c_str(), f.device.cc_major, f.device.cc_minor, f.device.sm_count,
+                        double(f.device.l2_bytes) / (1 << 20));
+            std::printf("driver %s, CUDA driver %s, runtime %s", f.driver_version_string.c_str(),
+                        gpulab::cuda_version_string(f.device.driver_version).c_str(),
+                        gpulab::cuda_version_string(f.device.runtime_version).c_str());
+            if (f.sm_clock_mhz) std::printf(", SM clock %d MHz", *f.sm_clock_mhz);
+            if (f.mem_clock_mhz) std::printf(", memory clock %d MHz", *f.mem_clock_mhz);
+            if (f.temperature_c) std::printf(", %d C", *f.temperature_c);
+            std::printf("\n\n%s", gpulab::format_ceilings(c).c_str());
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "labs_ceilings: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
