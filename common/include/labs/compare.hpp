@@ -102,10 +102,10 @@ void to_json(nlohmann::json& j, const CompareReport& r);
  */
 [[nodiscard]] CompareReport compare_bits(std::span<const std::uint16_t> out,
                                          std::span<const std::uint16_t> ref, TileLayout layout = {});
-/** @copydoc compare_bits */
+/** @brief Bitwise comparison of raw 8-bit values (E4M3FN results); see the 16-bit overload. */
 [[nodiscard]] CompareReport compare_bits(std::span<const std::uint8_t> out,
                                          std::span<const std::uint8_t> ref, TileLayout layout = {});
-/** @copydoc compare_bits */
+/** @brief Bitwise comparison of FP32 values (first_bad_out/ref hold the bits as integers). */
 [[nodiscard]] CompareReport compare_bits(std::span<const float> out, std::span<const float> ref,
                                          TileLayout layout = {});
 

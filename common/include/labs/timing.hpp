@@ -97,6 +97,9 @@ using Enqueue = std::function<void(cudaStream_t)>;
 
 /**
  * @brief Times @p work on @p stream under @p opts.
+ * @param work    enqueues the work to time
+ * @param opts    warm-up, repetitions, stopping rule, L2 flush
+ * @param stream  stream to time on
  * @param flusher used when opts.flush_l2 (may be null to allocate one for this call)
  */
 [[nodiscard]] TimingResult time_region(const Enqueue& work, const TimingOptions& opts = {},
@@ -112,6 +115,11 @@ struct AbResult {
 /**
  * @brief Times A and B alternately (A, B, A, B, ...) so that clock and thermal drift affect both
  * alike, and returns both summaries and the ratio of medians.
+ * @param a       enqueues variant A
+ * @param b       enqueues variant B
+ * @param opts    as for time_region; the stopping rule must hold for both
+ * @param stream  stream to time on
+ * @param flusher as for time_region
  */
 [[nodiscard]] AbResult time_ab(const Enqueue& a, const Enqueue& b, const TimingOptions& opts = {},
                                cudaStream_t stream = nullptr, L2Flusher* flusher = nullptr);
