@@ -73,3 +73,10 @@ TEST_CASE("Buffers give their memory back", "[buffer]") {
     // Allocation granularity can shift free memory by a few MiB, never by a leaked 256 MiB.
     CHECK(after + (std::size_t(64) << 20) >= before);
 }
+
+// Hidden (not run by default): leaks on purpose, so that ctest can show the leak check catches a leak.
+TEST_CASE("A deliberately leaked allocation", "[.leak-demo]") {
+    void* p = nullptr;
+    CUDA_CHECK(cudaMalloc(&p, 1 << 20));
+    CHECK(p != nullptr);
+}
