@@ -104,6 +104,10 @@ DeviceProbe probe_device(int ordinal) noexcept {
         d.l2_bytes = prop.l2CacheSize;
         d.global_mem_bytes = static_cast<long long>(prop.totalGlobalMem);
         d.memory_bus_width_bits = prop.memoryBusWidth;
+        if (cudaDeviceGetAttribute(&d.memory_clock_khz, cudaDevAttrMemoryClockRate, ordinal) != cudaSuccess) {
+            d.memory_clock_khz = 0;
+            (void)cudaGetLastError();
+        }
         CUDA_CHECK(cudaDriverGetVersion(&d.driver_version));
         CUDA_CHECK(cudaRuntimeGetVersion(&d.runtime_version));
         p.availability = DeviceAvailability::available;
@@ -112,6 +116,10 @@ DeviceProbe probe_device(int ordinal) noexcept {
         p.reason = std::string("no usable CUDA device: ") + ex.what();
     }
     return p;
+}
+
+double theoretical_dram_gbps(const DeviceInfo& d) noexcept {
+    return 2.0 * d.memory_clock_khz * 1e3 * (d.memory_bus_width_bits / 8.0) / 1e9;
 }
 
 Fingerprint take_fingerprint(const DeviceInfo& device) {
@@ -181,6 +189,8 @@ void to_json(nlohmann::json& j, const DeviceInfo& d) {
                        {"l2_bytes", d.l2_bytes},
                        {"global_mem_bytes", d.global_mem_bytes},
                        {"memory_bus_width_bits", d.memory_bus_width_bits},
+                       {"memory_clock_khz", d.memory_clock_khz},
+                       {"theoretical_dram_gbps", theoretical_dram_gbps(d)},
                        {"cuda_driver", cuda_version_string(d.driver_version)},
                        {"cuda_runtime", cuda_version_string(d.runtime_version)}};
 }

@@ -41,6 +41,7 @@ struct DeviceInfo {
     long long l2_bytes = 0;             ///< L2 cache size
     long long global_mem_bytes = 0;     ///< device memory size
     int memory_bus_width_bits = 0;      ///< memory bus width
+    int memory_clock_khz = 0;           ///< peak memory clock (0 if the driver does not say)
     int driver_version = 0;             ///< CUDA driver API version, e.g. 13000
     int runtime_version = 0;            ///< CUDA runtime version this program was built with
 };
@@ -80,6 +81,12 @@ struct Fingerprint {
     std::optional<int> temperature_c;     ///< GPU temperature in °C (NVML)
     std::string nvml_status;              ///< "ok", or why NVML did not answer
 };
+
+/**
+ * @brief Theoretical DRAM bandwidth in GB/s (reads + writes): 2 transfers per clock × bus width.
+ * 0 when the memory clock is unknown. Used as the physical floor under which a timing is suspicious.
+ */
+[[nodiscard]] double theoretical_dram_gbps(const DeviceInfo& d) noexcept;
 
 /** @brief Takes a fingerprint of an available device (see probe_device). */
 [[nodiscard]] Fingerprint take_fingerprint(const DeviceInfo& device);

@@ -1,0 +1,171 @@
+/**
+ * @file lab.hpp
+ * @brief The check API a lab uses to declare what is graded: answers to paper exercises,
+ * correctness checks and performance checks.
+ *
+ * A lab's frozen files register their checks with a gpulab::grader::Lab:
+ * - `answer_key.cpp` defines `register_answers(Lab&)` (host only, no CUDA: it runs without a GPU
+ *   and even when the student's code does not compile);
+ * - `checks.cu` defines `register_checks(Lab&)` (correctness and performance on the GPU).
+ *
+ * The grader runs each in its own process (see grader/README.md in the docs): results stream back as
+ * they are produced, so a crash or a hang costs only the checks that had not finished.
+ *
+ * @code
+ * void register_answers(gpulab::grader::Lab& lab) {
+ *     lab.number("vector_add.grid_blocks_n1000_block256", "Blocks of 256 threads for n = 1000?",
+ *                5, 0.0, [] { return double(gpulab::models::grid_blocks(1000, 256)); });
+ * }
+ * @endcode
+ */
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gpulab::grader {
+
+/** @brief What a check grades. */
+enum class CheckKind {
+    answer,       ///< a paper exercise in answers.toml
+    correctness,  ///< results of the student's code against a reference
+    performance,  ///< a speed ratio measured in the same run
+};
+
+/** @brief Outcome of one check. */
+enum class Status {
+    pass,          ///< full points
+    partial,       ///< some points (performance between the pass and full-marks bars)
+    fail,          ///< no points
+    skipped,       ///< could not run here (no GPU, prerequisite failed); points pending
+    not_answered,  ///< answer missing or empty (0 points)
+    error,         ///< the check itself could not complete (bad answer type, CUDA error, ...)
+    suspicious,    ///< faster than physically possible: flagged, not rewarded
+    not_run,       ///< never reached (the lab's process crashed, hung or lost its CUDA context)
+};
+
+/** @brief Lower-case name of a status, as in reports ("pass", "not_answered", ...). */
+[[nodiscard]] std::string_view to_string(Status s) noexcept;
+/** @brief Parses a status name; throws std::invalid_argument for an unknown one. */
+[[nodiscard]] Status status_from_string(std::string_view s);
+/** @brief Lower-case name of a check kind. */
+[[nodiscard]] std::string_view to_string(CheckKind k) noexcept;
+/** @brief Parses a check kind name; throws std::invalid_argument for an unknown one. */
+[[nodiscard]] CheckKind kind_from_string(std::string_view s);
+
+/** @brief What a check can see of the run it is part of. */
+struct Context {
+    std::uint64_t seed = 0;          ///< the run's seed (printed; `--seed` reproduces it)
+    bool gpu_available = false;      ///< a CUDA device answered
+    std::string no_gpu_reason;       ///< why not, when it did not
+    nlohmann::json ceilings;         ///< ceilings measured by the grader in this run (empty without a GPU)
+
+    /** @brief A measured ceiling by name (e.g. "d2d_copy_gbps"), if the grader measured it. */
+    [[nodiscard]] std::optional<double> ceiling(std::string_view name) const;
+    /** @brief A seed derived from the run's seed and @p salt: independent data per case, reproducible. */
+    [[nodiscard]] std::uint64_t seed_for(std::string_view salt) const;
+};
+
+/** @brief Result of a correctness check. */
+struct CorrectnessResult {
+    bool passed = false;     ///< every element within tolerance (or bit-identical where required)
+    std::string message;     ///< what was compared and what was found (first bad index, count)
+    std::string hint;        ///< likely cause, for a student (may be empty)
+    nlohmann::json details;  ///< anything else worth keeping in the JSON report
+};
+
+/** @brief Bars of a performance check: ratios, higher is better. */
+struct PerfSpec {
+    std::string requires_check;  ///< id of the correctness check that must pass first (same shape)
+    double pass_bar = 0;         ///< below this: 0 points
+    double full_bar = 0;         ///< at or above this: full points; in between: 50% → 100% linearly
+    std::string unit;            ///< how to read the ratio, e.g. "x baseline" or "of copy bandwidth"
+};
+
+/** @brief Result of a performance measurement. */
+struct PerfResult {
+    double ratio = 0;                 ///< the graded ratio, measured in this run
+    std::optional<double> time_ms;    ///< the graded code's median time
+    std::optional<double> floor_ms;   ///< physical lower bound on that time (bytes / peak, FLOPs / peak)
+    std::string message;              ///< how the ratio was measured
+    nlohmann::json details;           ///< timings and sizes for the JSON report
+};
+
+/** @brief One declared check, as the runner knows it. */
+struct CheckDecl {
+    std::string id;          ///< unique within the lab, e.g. "correct.n1000" or the answer key
+    std::string title;       ///< one line for the report table
+    CheckKind kind = CheckKind::answer;  ///< what it grades
+    double max_points = 0;   ///< points for a full pass
+    bool needs_gpu = false;  ///< skipped without a CUDA device
+};
+
+/** @brief An answer checker: given the student's raw TOML value (null if absent), grades it. */
+struct AnswerDecl {
+    std::string question;                                  ///< the question, for the report
+    double rel_tol = 0;                                    ///< relative tolerance for numbers
+    std::vector<std::string> options;                      ///< non-empty for a choice question
+    std::function<double(const Context&)> number_key;      ///< key of a numeric question
+    std::function<std::string(const Context&)> choice_key; ///< key of a choice question
+    bool needs_ceilings = false;                           ///< the key depends on measured ceilings
+};
+
+/** @brief The checks of one lab, in the order they run. */
+class Lab {
+public:
+    /** @brief A numeric paper exercise. @param key dotted key in answers.toml @param question the
+     *  question @param points full points @param rel_tol accepted relative error (0: exact)
+     *  @param key_fn computes the answer from the models (never a stored literal) */
+    void number(std::string key, std::string question, double points, double rel_tol,
+                std::function<double()> key_fn);
+    /** @brief A multiple-choice exercise. @param key dotted key @param question the question
+     *  @param options the accepted spellings @param points full points @param key_fn the right option */
+    void choice(std::string key, std::string question, std::vector<std::string> options, double points,
+                std::function<std::string()> key_fn);
+    /** @brief A choice whose right option depends on this GPU's measured ceilings (skipped without
+     *  them). Parameters as for choice(), with @p key_fn receiving the run's Context. */
+    void choice_measured(std::string key, std::string question, std::vector<std::string> options,
+                         double points, std::function<std::string(const Context&)> key_fn);
+    /** @brief A correctness check on the GPU. @param id unique id @param title report line
+     *  @param points full points @param fn runs the student's code and compares */
+    void correctness(std::string id, std::string title, double points,
+                     std::function<CorrectnessResult(Context&)> fn);
+    /** @brief A performance check on the GPU. @param id unique id @param title report line
+     *  @param points full points @param spec bars and prerequisite @param fn measures the ratio */
+    void performance(std::string id, std::string title, double points, PerfSpec spec,
+                     std::function<PerfResult(Context&)> fn);
+
+    /** @brief Declarations in order. */
+    [[nodiscard]] const std::vector<CheckDecl>& checks() const noexcept { return decls_; }
+
+    /// @cond INTERNAL
+    struct Entry {
+        AnswerDecl answer;
+        std::function<CorrectnessResult(Context&)> correctness;
+        PerfSpec perf;
+        std::function<PerfResult(Context&)> performance;
+    };
+    [[nodiscard]] const std::vector<Entry>& entries() const noexcept { return entries_; }
+    /// @endcond
+
+private:
+    void add(CheckDecl d, Entry e);
+    std::vector<CheckDecl> decls_;
+    std::vector<Entry> entries_;
+};
+
+/** @brief Score of a performance ratio: 0 below pass_bar, 50% at it, linearly to 100% at full_bar. */
+[[nodiscard]] double perf_credit(double ratio, double pass_bar, double full_bar) noexcept;
+
+}  // namespace gpulab::grader
+
+/** @brief Defined by a lab's answer_key.cpp: registers its paper exercises. */
+void register_answers(gpulab::grader::Lab& lab);
+/** @brief Defined by a lab's checks.cu: registers its correctness and performance checks. */
+void register_checks(gpulab::grader::Lab& lab);

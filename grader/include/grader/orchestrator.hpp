@@ -1,0 +1,140 @@
+/**
+ * @file orchestrator.hpp
+ * @brief The grader's side: which labs exist (the registry), running each lab's runners as child
+ * processes under a timeout, and turning whatever happened into check results with clear reasons.
+ */
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "grader/protocol.hpp"
+
+namespace gpulab::grader {
+
+/** @brief One lab as the build registered it (see labs_add_lab in common/cmake/LabsLab.cmake). */
+struct LabEntry {
+    std::string id;      ///< two digits, e.g. "05"
+    std::string name;    ///< short name, e.g. "fusion"
+    std::string title;   ///< one line
+    std::string dir;     ///< lab folder relative to the source tree, e.g. "labs/05_fusion"
+    std::string answers_student;   ///< path of the student's answers.toml
+    std::string answers_solution;  ///< path of the reference answers.toml ("" in a student bundle)
+    std::vector<std::string> runner_answers;   ///< argv prefix of the answers runner
+    std::vector<std::string> runner_student;   ///< argv prefix of the code runner built from the student's code
+    std::vector<std::string> runner_solution;  ///< argv prefix of the code runner built from the solution
+    std::vector<std::string> build_answers;    ///< command that (re)builds the answers runner ("" argv: none)
+    std::vector<std::string> build_student;    ///< command that (re)builds the student's code runner
+    std::vector<std::string> build_solution;   ///< command that (re)builds the solution's code runner
+    double code_points = 0;                    ///< points of the code checks (used when none could run)
+    std::vector<std::string> student_files;    ///< files the student edits
+};
+
+/** @brief All labs, and how to measure the ceilings. */
+struct Registry {
+    std::vector<LabEntry> labs;                 ///< in lab order
+    std::vector<std::string> ceilings_command;  ///< prints the fingerprint and ceilings as JSON
+    std::string source_dir;                     ///< project source tree
+};
+
+/** @brief Reads the registry JSON; throws std::runtime_error naming the file on any problem. */
+[[nodiscard]] Registry load_registry(const std::string& path);
+
+/**
+ * @brief Picks labs by number ("5", "05"), name ("fusion") or folder ("05_fusion"); all labs when
+ * @p selectors is empty. Throws std::invalid_argument listing the known labs for an unknown one.
+ */
+[[nodiscard]] std::vector<LabEntry> select_labs(const Registry& registry, const std::vector<std::string>& selectors);
+
+/** @brief What happened to one child process. */
+struct ChildOutcome {
+    std::vector<nlohmann::json> messages;  ///< protocol lines that parsed
+    std::vector<std::string> bad_lines;    ///< lines that did not parse as JSON objects
+    std::string output;                    ///< its stdout and stderr (the first MiB)
+    std::string output_tail;               ///< the last lines of its stdout and stderr
+    int exit_code = -1;                    ///< exit status when it exited normally
+    int signal = 0;                        ///< signal that ended it (0: none)
+    bool timed_out = false;                ///< killed (with its process group) at the timeout
+    bool spawn_failed = false;             ///< could not be started at all
+    double seconds = 0;                    ///< wall time
+};
+
+/**
+ * @brief Runs @p argv in its own process group with protocol channel on fd 3 and stdout/stderr
+ * captured; kills the whole group after @p timeout_s seconds.
+ * @param argv     program and arguments
+ * @param timeout_s wall-clock limit
+ * @param echo     also copy the child's stdout/stderr to ours (--verbose)
+ */
+[[nodiscard]] ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, bool echo = false);
+
+/** @brief "SIGSEGV (Segmentation fault)" for a signal number. */
+[[nodiscard]] std::string describe_signal(int sig);
+
+/** @brief Results of one part (answers or code) of one lab. */
+struct PartResult {
+    std::vector<CheckResult> checks;    ///< one per planned check (synthesised when none could run)
+    std::vector<std::string> warnings;  ///< e.g. unknown answer keys
+    std::string failure;                ///< why the part failed as a whole ("" when it ran to the end)
+    std::string output_tail;            ///< the child's last output lines when it failed
+};
+
+/**
+ * @brief Turns a child's outcome into results: every planned check gets a result; checks the child
+ * never reported become not_run with the reason (crash with signal, hang, exit code, lost CUDA
+ * context, malformed or missing output).
+ * @param outcome   what the child did
+ * @param part      "answers" or "code", for messages
+ * @param fallback_points points to give a single synthesised "did not run" check when no plan came
+ * @param timeout_s the limit it ran under, for the message
+ */
+[[nodiscard]] PartResult interpret(const ChildOutcome& outcome, const std::string& part, double fallback_points,
+                                   double timeout_s);
+
+/** @brief Which implementation to grade. */
+enum class Variant {
+    student,   ///< the student's editable files
+    solution,  ///< the reference solutions
+};
+
+/** @brief How to grade. */
+struct GradeOptions {
+    Variant variant = Variant::student;  ///< what to grade
+    bool answers = true;                 ///< grade answers.toml
+    bool code = true;                    ///< grade the code on the GPU
+    bool build = true;                   ///< rebuild the runners first (reports compile errors)
+    double timeout_s = 300;              ///< per child process
+    bool verbose = false;                ///< echo children's output
+    std::uint64_t seed = 0;              ///< seed passed to the code runners
+    std::string ceilings_file;           ///< JSON with measured ceilings ("" when none)
+};
+
+/** @brief Everything graded for one lab. */
+struct LabResult {
+    std::string id;                      ///< lab id
+    std::string name;                    ///< lab name
+    std::string title;                   ///< lab title
+    std::vector<CheckResult> checks;     ///< answers first, then code checks
+    std::vector<std::string> warnings;   ///< warnings from the runners
+    std::vector<std::string> failures;   ///< part-level failures (compile error, crash, hang, ...)
+    std::string output_tail;             ///< output of a failed child, for diagnosis
+    double seconds = 0;                  ///< time spent on this lab
+
+    /** @brief Points scored. */
+    [[nodiscard]] double points() const;
+    /** @brief Points possible. */
+    [[nodiscard]] double max_points() const;
+    /** @brief Points of skipped checks (pending a GPU). */
+    [[nodiscard]] double pending_points() const;
+};
+
+/** @brief The first lines of compiler output that report errors (at most @p max_lines). */
+[[nodiscard]] std::vector<std::string> first_error_lines(const std::string& output, std::size_t max_lines = 6);
+
+/** @brief Grades one lab: builds and runs its runners as the options say. */
+[[nodiscard]] LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts);
+
+}  // namespace gpulab::grader

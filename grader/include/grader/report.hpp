@@ -1,0 +1,56 @@
+/**
+ * @file report.hpp
+ * @brief A grading run's report: console table, JSON (schema in docs/report-schema.json) and JUnit XML.
+ */
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "grader/orchestrator.hpp"
+
+namespace gpulab::grader {
+
+/** @brief Version of the JSON report format; bumped on any incompatible change. */
+inline constexpr int kReportSchemaVersion = 1;
+
+/** @brief Everything a grading run produced. */
+struct RunReport {
+    std::string variant;            ///< "student" or "solution"
+    std::uint64_t seed = 0;         ///< seed of the run
+    std::string started_at;         ///< ISO 8601, UTC
+    bool gpu_available = false;     ///< a CUDA device answered
+    std::string no_gpu_reason;      ///< why not
+    nlohmann::json fingerprint;     ///< device, driver, clocks, temperature (null without a GPU)
+    nlohmann::json ceilings;        ///< ceilings measured in this run (null without a GPU)
+    std::vector<LabResult> labs;    ///< graded labs in order
+
+    /** @brief Points scored over all labs. */
+    [[nodiscard]] double points() const;
+    /** @brief Points possible over all labs. */
+    [[nodiscard]] double max_points() const;
+    /** @brief Points of checks skipped for lack of a GPU. */
+    [[nodiscard]] double pending_points() const;
+    /** @brief True when every check that ran passed and no lab failed as a whole. */
+    [[nodiscard]] bool all_passed() const;
+};
+
+/** @brief The JSON report (see docs/report-schema.json). */
+[[nodiscard]] nlohmann::json to_json(const RunReport& report);
+/** @brief JUnit XML: one testsuite per lab, one testcase per check. */
+[[nodiscard]] std::string to_junit(const RunReport& report);
+/**
+ * @brief Prints the human report: per lab a table (check, status, measured, target, points) with
+ * failure reasons and hints below it, then totals.
+ * @param out    where to print
+ * @param report what to print
+ * @param colour use ANSI colours (on a terminal)
+ * @param verbose also print passing checks' messages
+ */
+void print_report(std::ostream& out, const RunReport& report, bool colour, bool verbose);
+
+}  // namespace gpulab::grader

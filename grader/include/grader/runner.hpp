@@ -1,0 +1,71 @@
+/**
+ * @file runner.hpp
+ * @brief The runner side: executes a Lab's checks and reports them over the line protocol.
+ */
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "grader/lab.hpp"
+#include "grader/protocol.hpp"
+
+namespace gpulab::grader {
+
+/** @brief Which half of a lab a runner process grades. */
+enum class RunnerMode {
+    answers,  ///< paper exercises (host only)
+    code,     ///< correctness and performance on the GPU
+};
+
+/** @brief Everything a runner needs to know about its run. */
+struct RunnerOptions {
+    RunnerMode mode = RunnerMode::answers;   ///< which half
+    std::string answers_file;                ///< answers.toml to grade (answers mode)
+    std::uint64_t seed = 0;                  ///< the run's seed
+    nlohmann::json ceilings;                 ///< ceilings measured by the grader (may be empty)
+    bool plan_only = false;                  ///< send hello + plan and stop
+    std::string only;                        ///< run just this check id (debugging)
+};
+
+/** @brief How the code runner sees the GPU (injected so that the answers runner needs no CUDA). */
+struct GpuHooks {
+    /** @brief Returns the empty string when a device is usable, else why not. */
+    std::function<std::string()> probe;
+    /** @brief For an exception thrown by a check: a reason when it left the CUDA context unusable. */
+    std::function<std::optional<std::string>(const std::exception&)> fatal_reason;
+};
+
+/** @brief Answers from a TOML file, flattened to dotted keys, with what went wrong reading them. */
+struct AnswerSheet {
+    nlohmann::json values = nlohmann::json::object();  ///< dotted key → value (string/number/bool/...)
+    std::string parse_error;                           ///< "file:line:column: message" on a syntax error
+    std::string file;                                  ///< the file read
+    bool missing = false;                              ///< the file does not exist
+};
+
+/** @brief Reads an answers.toml; never throws (errors are recorded in the sheet). */
+[[nodiscard]] AnswerSheet read_answer_sheet(const std::string& path);
+
+/** @brief Grades one answer check against the sheet. */
+[[nodiscard]] CheckResult grade_answer(const CheckDecl& decl, const AnswerDecl& answer, const AnswerSheet& sheet,
+                                       const Context& ctx);
+
+/**
+ * @brief Runs the lab's checks of the given mode and sends everything through @p out.
+ * @return the process exit code: 0 when the run completed (whatever the scores), 3 when it had to stop
+ * (fatal CUDA error), 2 on bad options.
+ */
+int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emitter& out);
+
+/**
+ * @brief main() of a runner executable: parses `--mode`, `--report-fd`/`--report`, `--answers`,
+ * `--seed`, `--ceilings`, `--plan`, `--only`, builds the Lab with @p register_fn and runs it.
+ */
+int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&), const GpuHooks& gpu);
+
+}  // namespace gpulab::grader

@@ -1,0 +1,209 @@
+// grader: grades the labs (student work or reference solutions) and reports.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "grader/orchestrator.hpp"
+#include "grader/report.hpp"
+#include "labs/random.hpp"
+
+#ifndef LABS_REGISTRY_PATH
+#define LABS_REGISTRY_PATH "labs.json"
+#endif
+
+namespace {
+
+using namespace gpulab::grader;
+
+// Exit codes: documented in docs/grading.md.
+constexpr int kExitPassed = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitGraderError = 3;
+constexpr int kExitNothingGraded = 77;  // --expect only: everything was skipped (ctest: SKIPPED)
+
+std::string now_iso8601() {
+    const std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+struct Ceilings {
+    bool available = false;
+    std::string reason;
+    nlohmann::json fingerprint, ceilings;
+    std::string file;
+};
+
+Ceilings measure(const Registry& reg, bool verbose) {
+    Ceilings c;
+    if (reg.ceilings_command.empty()) {
+        c.reason = "no ceilings program registered";
+        return c;
+    }
+    std::cerr << "Measuring this GPU's ceilings (copy bandwidth, BF16 GEMM, launch latency) ...\n";
+    const ChildOutcome o = run_child(reg.ceilings_command, 300, false);
+    try {
+        const auto brace = o.output.find('{');
+        const nlohmann::json j = nlohmann::json::parse(brace == std::string::npos ? o.output : o.output.substr(brace));
+        c.available = j.value("available", false);
+        c.reason = j.value("reason", "");
+        if (c.available) {
+            c.fingerprint = j.at("fingerprint");
+            c.ceilings = j.at("ceilings");
+        }
+    } catch (const std::exception&) {
+        c.available = false;
+        c.reason = o.timed_out ? "measuring the ceilings timed out"
+                   : o.signal ? "measuring the ceilings crashed: " + describe_signal(o.signal)
+                              : "measuring the ceilings failed: " + o.output_tail;
+    }
+    if (verbose) std::cerr << o.output << "\n";
+    if (c.available) {
+        char path[] = "/tmp/grader-ceilings-XXXXXX";
+        const int fd = mkstemp(path);
+        if (fd >= 0) {
+            const std::string text = nlohmann::json{{"fingerprint", c.fingerprint}, {"ceilings", c.ceilings}}.dump(2);
+            (void)!write(fd, text.data(), text.size());
+            close(fd);
+            c.file = path;
+        }
+    }
+    return c;
+}
+
+int expect_outcome(const RunReport& r, const std::string& expect) {
+    std::size_t graded = 0;
+    bool ok = true;
+    for (const LabResult& l : r.labs) {
+        if (!l.failures.empty()) ok = false;
+        for (const CheckResult& c : l.checks) {
+            if (c.status == Status::skipped) continue;
+            ++graded;
+            if (expect == "full" && c.status != Status::pass) ok = false;
+            if (expect == "zero" && (c.points > 0 || c.status == Status::error || c.status == Status::not_run ||
+                                     c.status == Status::suspicious))
+                ok = false;
+        }
+    }
+    if (ok && graded == 0) return kExitNothingGraded;
+    std::cerr << "expected " << (expect == "full" ? "full marks" : "zero points without errors") << ": "
+              << (ok ? "yes" : "NO") << "\n";
+    return ok ? kExitPassed : kExitFailed;
+}
+
+int run(int argc, char** argv) {
+    CLI::App app{"Grades the labs: your answers, and your code's correctness and speed on this GPU.\n"
+                 "With no arguments it grades your current work in every lab."};
+    app.set_version_flag("--version", "grader 0.1.0 (report schema " + std::to_string(kReportSchemaVersion) + ")");
+    std::vector<std::string> selectors;
+    bool solution = false, list = false, verbose = false, no_build = false, no_colour = false, no_ceilings = false;
+    std::uint64_t seed = 0;
+    std::string json_file, junit_file, only = "all", registry_path = LABS_REGISTRY_PATH, expect;
+    double timeout = 300;
+    app.add_option("labs", selectors, "Labs to grade, by number or name (e.g. 00, 5, fusion); default: all");
+    app.add_flag("--solution", solution, "Grade the reference solutions instead of your work");
+    app.add_option("--seed", seed, "Seed for the random inputs (a run prints its seed; pass it to reproduce)");
+    app.add_option("--json", json_file, "Also write the report as JSON (schema: docs/report-schema.json)");
+    app.add_option("--junit", junit_file, "Also write the report as JUnit XML");
+    app.add_option("--timeout", timeout, "Seconds each lab process may run before it is killed")->check(CLI::PositiveNumber);
+    app.add_option("--only", only, "Grade only the answers or only the code")->check(CLI::IsMember({"all", "answers", "code"}));
+    app.add_flag("--list", list, "List the labs and exit");
+    app.add_flag("--verbose,-v", verbose, "Show every check's message and the labs' own output");
+    app.add_flag("--no-build", no_build, "Do not rebuild the labs first");
+    app.add_flag("--no-color", no_colour, "No colours in the table");
+    app.add_flag("--no-ceilings", no_ceilings, "Do not measure the GPU's ceilings (checks that need them fail)");
+    app.add_option("--registry", registry_path, "Lab registry written by the build")->capture_default_str();
+    app.add_option("--expect", expect, "For tests: exit 0 only if every graded check is full (full) or scores 0 "
+                                       "without errors (zero); 77 when nothing could be graded")
+        ->check(CLI::IsMember({"full", "zero"}));
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int rc = app.exit(e);
+        return rc == 0 ? kExitPassed : kExitUsage;
+    }
+
+    Registry reg;
+    std::vector<LabEntry> labs;
+    try {
+        reg = load_registry(registry_path);
+        labs = select_labs(reg, selectors);
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "grader: " << e.what() << "\n";
+        return kExitUsage;
+    }
+    if (list) {
+        for (const LabEntry& l : reg.labs) {
+            std::cout << l.id << "  " << l.name << "  — " << l.title << "\n";
+            for (const std::string& f : l.student_files) std::cout << "      edit: " << f << "\n";
+        }
+        return kExitPassed;
+    }
+    if (seed == 0) seed = gpulab::fresh_seed();
+
+    GradeOptions opts;
+    opts.variant = solution ? Variant::solution : Variant::student;
+    opts.answers = only != "code";
+    opts.code = only != "answers";
+    opts.build = !no_build;
+    opts.timeout_s = timeout;
+    opts.verbose = verbose;
+    opts.seed = seed;
+
+    RunReport report;
+    report.variant = solution ? "solution" : "student";
+    report.seed = seed;
+    report.started_at = now_iso8601();
+    Ceilings c;
+    if (!no_ceilings) c = measure(reg, verbose);
+    else c.reason = "ceilings not measured (--no-ceilings)";
+    report.gpu_available = c.available;
+    report.no_gpu_reason = c.available ? "" : c.reason;
+    report.fingerprint = c.fingerprint;
+    report.ceilings = c.ceilings;
+    opts.ceilings_file = c.file;
+
+    for (const LabEntry& lab : labs) {
+        std::cerr << "Grading lab " << lab.id << " (" << lab.name << "), " << report.variant << " ...\n";
+        report.labs.push_back(grade_lab(lab, opts));
+    }
+    if (!c.file.empty()) std::remove(c.file.c_str());
+
+    const bool colour = !no_colour && isatty(1) && std::getenv("NO_COLOR") == nullptr;
+    print_report(std::cout, report, colour, verbose);
+    if (!json_file.empty()) {
+        std::ofstream f(json_file);
+        f << to_json(report).dump(2) << "\n";
+        if (!f) throw std::runtime_error("cannot write " + json_file);
+    }
+    if (!junit_file.empty()) {
+        std::ofstream f(junit_file);
+        f << to_junit(report);
+        if (!f) throw std::runtime_error("cannot write " + junit_file);
+    }
+    if (!expect.empty()) return expect_outcome(report, expect);
+    return report.all_passed() ? kExitPassed : kExitFailed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "grader: " << e.what() << "\n";
+        return kExitGraderError;
+    } catch (...) {
+        std::cerr << "grader: unexpected error\n";
+        return kExitGraderError;
+    }
+}

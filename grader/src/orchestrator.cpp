@@ -1,0 +1,469 @@
+// The grader's side: registry, child processes under a timeout, interpretation of what they did.
+#include "grader/orchestrator.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+namespace gpulab::grader {
+namespace {
+
+constexpr std::size_t kMaxOutput = std::size_t(1) << 20;
+
+std::vector<std::string> string_list(const nlohmann::json& j, const char* key) {
+    std::vector<std::string> out;
+    if (!j.contains(key) || j[key].is_null()) return out;
+    for (const auto& v : j[key]) out.push_back(v.get<std::string>());
+    return out;
+}
+
+std::string last_lines(const std::string& text, std::size_t n) {
+    std::size_t pos = text.size();
+    if (pos > 0 && text[pos - 1] == '\n') --pos;
+    for (std::size_t k = 0; k < n && pos != std::string::npos && pos > 0; ++k) {
+        pos = text.rfind('\n', pos - 1);
+    }
+    return pos == std::string::npos || pos == 0 ? text : text.substr(pos + 1);
+}
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+}
+
+}  // namespace
+
+Registry load_registry(const std::string& path) {
+    std::ifstream f(path);
+    if (!f) throw std::runtime_error("lab registry " + path + " not found: configure and build the project first "
+                                     "(cmake --workflow --preset default)");
+    Registry r;
+    try {
+        const nlohmann::json j = nlohmann::json::parse(f);
+        r.source_dir = j.value("source_dir", "");
+        r.ceilings_command = string_list(j, "ceilings_command");
+        for (const auto& l : j.at("labs")) {
+            LabEntry e;
+            e.id = l.at("id").get<std::string>();
+            e.name = l.at("name").get<std::string>();
+            e.title = l.value("title", e.name);
+            e.dir = l.value("dir", "");
+            e.answers_student = l.value("answers_student", "");
+            e.answers_solution = l.value("answers_solution", "");
+            e.runner_answers = string_list(l, "runner_answers");
+            e.runner_student = string_list(l, "runner_student");
+            e.runner_solution = string_list(l, "runner_solution");
+            e.build_answers = string_list(l, "build_answers");
+            e.build_student = string_list(l, "build_student");
+            e.build_solution = string_list(l, "build_solution");
+            e.code_points = l.value("code_points", 0.0);
+            e.student_files = string_list(l, "student_files");
+            r.labs.push_back(std::move(e));
+        }
+    } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error("lab registry " + path + " is malformed: " + e.what());
+    }
+    std::sort(r.labs.begin(), r.labs.end(), [](const LabEntry& a, const LabEntry& b) { return a.id < b.id; });
+    return r;
+}
+
+std::vector<LabEntry> select_labs(const Registry& registry, const std::vector<std::string>& selectors) {
+    if (selectors.empty()) return registry.labs;
+    std::vector<LabEntry> out;
+    for (const std::string& raw : selectors) {
+        const std::string s = lower(raw);
+        const LabEntry* found = nullptr;
+        for (const LabEntry& e : registry.labs) {
+            const bool numeric = !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+            const bool by_number = numeric && std::stoi(s) == std::stoi(e.id);
+            const std::string folder = e.id + "_" + e.name;
+            if (by_number || s == lower(e.name) || s == lower(folder) || s == lower(e.id)) found = &e;
+        }
+        if (found == nullptr) {
+            std::string known;
+            for (const LabEntry& e : registry.labs) known += (known.empty() ? "" : ", ") + e.id + " (" + e.name + ")";
+            throw std::invalid_argument("no lab '" + raw + "'; the labs are: " + known);
+        }
+        if (std::none_of(out.begin(), out.end(), [&](const LabEntry& e) { return e.id == found->id; })) out.push_back(*found);
+    }
+    return out;
+}
+
+std::string describe_signal(int sig) {
+    static const std::map<int, std::string> names{{SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},
+                                                  {SIGFPE, "SIGFPE"},   {SIGILL, "SIGILL"},   {SIGKILL, "SIGKILL"},
+                                                  {SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"},   {SIGPIPE, "SIGPIPE"},
+                                                  {SIGTRAP, "SIGTRAP"}};
+    const auto it = names.find(sig);
+    const std::string name = it != names.end() ? it->second : "signal " + std::to_string(sig);
+    const char* text = strsignal(sig);
+    return name + " (" + (text ? text : "unknown") + ")";
+}
+
+ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, bool echo) {
+    ChildOutcome out;
+    if (argv.empty()) {
+        out.spawn_failed = true;
+        out.output = "nothing to run";
+        return out;
+    }
+    int report[2], output[2], status_pipe[2];
+    if (pipe(report) != 0 || pipe(output) != 0 || pipe2(status_pipe, O_CLOEXEC) != 0) {
+        out.spawn_failed = true;
+        out.output = std::string("pipe failed: ") + std::strerror(errno);
+        return out;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const pid_t pid = fork();
+    if (pid < 0) {
+        out.spawn_failed = true;
+        out.output = std::string("fork failed: ") + std::strerror(errno);
+        return out;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        close(report[0]);
+        close(output[0]);
+        close(status_pipe[0]);
+        dup2(output[1], 1);
+        dup2(output[1], 2);
+        if (report[1] != 3) {
+            dup2(report[1], 3);
+            close(report[1]);
+        }
+        const int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0) dup2(devnull, 0);
+        for (int fd = 4; fd < 1024; ++fd)
+            if (fd != status_pipe[1]) close(fd);
+        std::vector<char*> args;
+        for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        execvp(args[0], args.data());
+        const int err = errno;
+        (void)!write(status_pipe[1], &err, sizeof err);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    close(report[1]);
+    close(output[1]);
+    close(status_pipe[1]);
+    int exec_errno = 0;
+    if (read(status_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
+        out.spawn_failed = true;
+        out.output = "cannot run " + argv[0] + ": " + std::strerror(exec_errno);
+    }
+    close(status_pipe[0]);
+
+    std::string report_buf;
+    const auto deadline = start + std::chrono::duration<double>(timeout_s);
+    bool report_open = true, output_open = true;
+    while (report_open || output_open) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= deadline) {
+            out.timed_out = true;
+            break;
+        }
+        const int wait_ms = static_cast<int>(std::min<double>(
+            200.0, std::chrono::duration<double, std::milli>(deadline - now).count() + 1));
+        pollfd fds[2] = {{report_open ? report[0] : -1, POLLIN, 0}, {output_open ? output[0] : -1, POLLIN, 0}};
+        const int n = poll(fds, 2, wait_ms);
+        if (n < 0 && errno != EINTR) break;
+        char buf[65536];
+        if (report_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+            const ssize_t k = read(report[0], buf, sizeof buf);
+            if (k <= 0) report_open = false;
+            else report_buf.append(buf, static_cast<std::size_t>(k));
+        }
+        if (output_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+            const ssize_t k = read(output[0], buf, sizeof buf);
+            if (k <= 0) {
+                output_open = false;
+            } else {
+                if (echo) (void)!write(2, buf, static_cast<std::size_t>(k));
+                const std::size_t room = kMaxOutput > out.output.size() ? kMaxOutput - out.output.size() : 0;
+                out.output.append(buf, std::min<std::size_t>(room, static_cast<std::size_t>(k)));
+                out.output_tail.append(buf, static_cast<std::size_t>(k));
+                if (out.output_tail.size() > 16384) out.output_tail.erase(0, out.output_tail.size() - 8192);
+            }
+        }
+    }
+    int status = 0;
+    if (out.timed_out) {
+        kill(-pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    } else {
+        // Both channels closed: the child is exiting; wait for it, but never past the deadline.
+        while (waitpid(pid, &status, WNOHANG) == 0) {
+            if (std::chrono::steady_clock::now() >= deadline) {
+                out.timed_out = true;
+                kill(-pid, SIGKILL);
+                waitpid(pid, &status, 0);
+                break;
+            }
+            usleep(2000);
+        }
+        kill(-pid, SIGKILL);  // leftovers of its process group, if any
+    }
+    close(report[0]);
+    close(output[0]);
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!out.timed_out) {
+        if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
+        if (WIFSIGNALED(status)) out.signal = WTERMSIG(status);
+    }
+    out.output_tail = last_lines(out.output_tail, 12);
+    std::istringstream lines(report_buf);
+    std::string line;
+    while (std::getline(lines, line)) {
+        if (line.empty()) continue;
+        try {
+            nlohmann::json j = nlohmann::json::parse(line);
+            if (!j.is_object() || !j.contains("type")) throw std::runtime_error("not a message");
+            out.messages.push_back(std::move(j));
+        } catch (const std::exception&) {
+            out.bad_lines.push_back(line.size() > 200 ? line.substr(0, 200) + "..." : line);
+        }
+    }
+    return out;
+}
+
+PartResult interpret(const ChildOutcome& o, const std::string& part, double fallback_points, double timeout_s) {
+    PartResult r;
+    std::vector<CheckDecl> plan;
+    std::map<std::string, CheckResult> results;
+    std::string running, fatal;
+    bool hello = false, done = false;
+    std::string protocol_problem;
+    for (const nlohmann::json& m : o.messages) {
+        const std::string type = m.value("type", "");
+        try {
+            if (type == "hello") {
+                hello = true;
+                if (m.value("protocol", 0) != kProtocolVersion)
+                    protocol_problem = "runner speaks protocol " + std::to_string(m.value("protocol", 0)) +
+                                       ", the grader " + std::to_string(kProtocolVersion) + ": rebuild the project";
+            } else if (type == "plan") {
+                plan = m.at("checks").get<std::vector<CheckDecl>>();
+            } else if (type == "start") {
+                running = m.at("id").get<std::string>();
+            } else if (type == "result") {
+                CheckResult c = m.at("result").get<CheckResult>();
+                if (c.id == running) running.clear();
+                results[c.id] = std::move(c);
+            } else if (type == "warning") {
+                r.warnings.push_back(m.value("message", ""));
+            } else if (type == "fatal") {
+                fatal = m.value("reason", "fatal error");
+            } else if (type == "done") {
+                done = true;
+            } else {
+                protocol_problem = "unknown message type '" + type + "'";
+            }
+        } catch (const std::exception& e) {
+            protocol_problem = std::string("malformed ") + type + " message: " + e.what();
+        }
+    }
+    const std::string during = running.empty() ? "" : " during check '" + running + "'";
+    if (o.spawn_failed) {
+        r.failure = o.output;
+    } else if (o.timed_out) {
+        r.failure = "hung: no result within " + std::to_string(static_cast<int>(timeout_s)) + " s" + during +
+                    "; killed with its process group. A kernel that never ends, or a wait that is never "
+                    "satisfied (an event never recorded, a flag never set)?";
+    } else if (o.signal != 0) {
+        r.failure = "crashed" + during + ": " + describe_signal(o.signal);
+    } else if (!fatal.empty()) {
+        r.failure = fatal;
+    } else if (!o.bad_lines.empty()) {
+        r.failure = "malformed output from the " + part + " runner: \"" + o.bad_lines.front() + "\"";
+    } else if (!protocol_problem.empty()) {
+        r.failure = protocol_problem;
+    } else if (!hello) {
+        r.failure = "the " + part + " runner produced no output" +
+                    (o.exit_code != 0 ? " and exited with code " + std::to_string(o.exit_code) : "");
+    } else if (!done) {
+        r.failure = "the " + part + " runner stopped before finishing its report" + during +
+                    (o.exit_code != 0 ? " (exit code " + std::to_string(o.exit_code) + ")" : "");
+    } else if (o.exit_code != 0) {
+        r.failure = "the " + part + " runner exited with code " + std::to_string(o.exit_code);
+    }
+    if (!r.failure.empty()) r.output_tail = o.output_tail;
+
+    if (plan.empty()) {
+        if (!r.failure.empty() && fallback_points > 0) {
+            CheckResult c;
+            c.id = part;
+            c.title = part == "code" ? "code checks" : "answers";
+            c.kind = part == "code" ? CheckKind::correctness : CheckKind::answer;
+            c.status = Status::not_run;
+            c.max_points = fallback_points;
+            c.message = "not run: " + r.failure;
+            r.checks.push_back(c);
+        }
+        return r;
+    }
+    for (const CheckDecl& d : plan) {
+        const auto it = results.find(d.id);
+        if (it != results.end()) {
+            CheckResult c = it->second;
+            c.max_points = d.max_points;  // the plan is authoritative
+            c.points = std::clamp(c.points, 0.0, d.max_points);
+            r.checks.push_back(std::move(c));
+            continue;
+        }
+        CheckResult c;
+        c.id = d.id;
+        c.title = d.title;
+        c.kind = d.kind;
+        c.max_points = d.max_points;
+        c.status = Status::not_run;
+        c.message = "not run: " + (r.failure.empty() ? std::string("the runner did not report it") : r.failure);
+        if (d.id == running && !r.failure.empty()) c.message = "this check was running when: " + r.failure;
+        r.checks.push_back(std::move(c));
+    }
+    return r;
+}
+
+std::vector<std::string> first_error_lines(const std::string& output, std::size_t max_lines) {
+    std::vector<std::string> out;
+    static const std::regex error_line(R"((\berror\b|\bError\b|FAILED:|undefined reference))");
+    std::istringstream in(output);
+    std::string line;
+    while (std::getline(in, line) && out.size() < max_lines) {
+        if (line.rfind("FAILED:", 0) == 0) continue;  // ninja's command echo: not the compiler's message
+        if (std::regex_search(line, error_line)) out.push_back(line.size() > 300 ? line.substr(0, 300) + "..." : line);
+    }
+    if (out.empty()) out.push_back(last_lines(output, 5));
+    return out;
+}
+
+double LabResult::points() const {
+    double s = 0;
+    for (const CheckResult& c : checks) s += c.points;
+    return s;
+}
+
+double LabResult::max_points() const {
+    double s = 0;
+    for (const CheckResult& c : checks) s += c.max_points;
+    return s;
+}
+
+double LabResult::pending_points() const {
+    double s = 0;
+    for (const CheckResult& c : checks)
+        if (c.status == Status::skipped) s += c.max_points;
+    return s;
+}
+
+namespace {
+
+// Builds with `command`; on failure returns the reason with the compiler's first error lines.
+std::string build(const std::vector<std::string>& command, const std::string& what, const GradeOptions& opts,
+                  std::string& tail) {
+    if (!opts.build || command.empty()) return "";
+    const ChildOutcome b = run_child(command, std::max(opts.timeout_s, 900.0), opts.verbose);
+    if (!b.timed_out && b.signal == 0 && b.exit_code == 0 && !b.spawn_failed) return "";
+    std::string reason = what + " did not compile";
+    if (b.timed_out) reason = what + ": the build timed out";
+    if (b.spawn_failed) reason = what + ": cannot run the build: " + b.output;
+    const auto lines = first_error_lines(b.output);
+    for (const std::string& l : lines) reason += "\n    " + l;
+    tail = b.output_tail;
+    return reason;
+}
+
+}  // namespace
+
+LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
+    LabResult res;
+    res.id = lab.id;
+    res.name = lab.name;
+    res.title = lab.title;
+    const auto start = std::chrono::steady_clock::now();
+    const bool solution = opts.variant == Variant::solution;
+    const std::string label = solution ? "the reference solution" : "your code";
+
+    if (opts.answers) {
+        const std::string file = solution ? lab.answers_solution : lab.answers_student;
+        std::string tail;
+        std::string failure = build(lab.build_answers, "the answer key of lab " + lab.id, opts, tail);
+        PartResult part;
+        if (failure.empty()) {
+            std::vector<std::string> argv = lab.runner_answers;
+            argv.insert(argv.end(), {"--report-fd", "3", "--answers", file});
+            if (!opts.ceilings_file.empty()) argv.insert(argv.end(), {"--ceilings", opts.ceilings_file});
+            part = interpret(run_child(argv, opts.timeout_s, opts.verbose), "answers", 0, opts.timeout_s);
+        } else {
+            part.failure = failure;
+            part.output_tail = tail;
+        }
+        res.checks.insert(res.checks.end(), part.checks.begin(), part.checks.end());
+        res.warnings.insert(res.warnings.end(), part.warnings.begin(), part.warnings.end());
+        if (!part.failure.empty()) {
+            res.failures.push_back("answers: " + part.failure);
+            res.output_tail = part.output_tail;
+        }
+    }
+    if (opts.code) {
+        const auto& runner = solution ? lab.runner_solution : lab.runner_student;
+        const auto& build_cmd = solution ? lab.build_solution : lab.build_student;
+        PartResult part;
+        if (runner.empty()) {
+            part.failure = solution ? "reference solutions are not built (LABS_BUILD_SOLUTIONS=OFF)"
+                                    : "no runner for the student's code";
+        } else {
+            std::string tail;
+            part.failure = build(build_cmd, label, opts, tail);
+            part.output_tail = tail;
+            if (part.failure.empty()) {
+                std::vector<std::string> argv = runner;
+                argv.insert(argv.end(), {"--report-fd", "3", "--seed", std::to_string(opts.seed)});
+                if (!opts.ceilings_file.empty()) argv.insert(argv.end(), {"--ceilings", opts.ceilings_file});
+                part = interpret(run_child(argv, opts.timeout_s, opts.verbose), "code", lab.code_points, opts.timeout_s);
+            }
+        }
+        if (part.failure.empty()) {
+            double declared = 0;
+            for (const CheckResult& c : part.checks) declared += c.max_points;
+            if (std::fabs(declared - lab.code_points) > 1e-9)
+                part.failure = "lab definition error: checks.cu declares " + std::to_string(declared) +
+                               " points of code checks, CMakeLists.txt (CODE_POINTS) says " +
+                               std::to_string(lab.code_points);
+        }
+        if (part.checks.empty() && !part.failure.empty() && lab.code_points > 0) {
+            CheckResult c;
+            c.id = "code";
+            c.title = "code checks";
+            c.kind = CheckKind::correctness;
+            c.status = Status::not_run;
+            c.max_points = lab.code_points;
+            c.message = "not run: " + part.failure;
+            part.checks.push_back(c);
+        }
+        res.checks.insert(res.checks.end(), part.checks.begin(), part.checks.end());
+        res.warnings.insert(res.warnings.end(), part.warnings.begin(), part.warnings.end());
+        if (!part.failure.empty()) {
+            res.failures.push_back("code: " + part.failure);
+            if (!part.output_tail.empty()) res.output_tail = part.output_tail;
+        }
+    }
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return res;
+}
+
+}  // namespace gpulab::grader

@@ -1,0 +1,333 @@
+// The runner side of the grader: runs one lab's checks of one mode and reports them line by line.
+#include "grader/runner.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <CLI/CLI.hpp>
+#include <toml++/toml.h>
+
+namespace gpulab::grader {
+namespace {
+
+std::string num(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+std::string lower_trim(std::string s) {
+    const auto first = s.find_first_not_of(" \t\r\n");
+    const auto last = s.find_last_not_of(" \t\r\n");
+    s = first == std::string::npos ? "" : s.substr(first, last - first + 1);
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+}
+
+void flatten(const toml::table& t, const std::string& prefix, nlohmann::json& out) {
+    for (const auto& [k, node] : t) {
+        const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+        if (const auto* sub = node.as_table()) {
+            flatten(*sub, key, out);
+        } else if (const auto* i = node.as_integer()) {
+            out[key] = static_cast<double>(i->get());
+        } else if (const auto* f = node.as_floating_point()) {
+            out[key] = f->get();
+        } else if (const auto* s = node.as_string()) {
+            out[key] = s->get();
+        } else if (const auto* b = node.as_boolean()) {
+            out[key] = b->get();
+        } else {
+            out[key] = nlohmann::json{{"unsupported", node.is_array() ? "an array" : "a date or time"}};
+        }
+    }
+}
+
+CheckResult base_result(const CheckDecl& d) {
+    CheckResult r;
+    r.id = d.id;
+    r.title = d.title;
+    r.kind = d.kind;
+    r.max_points = d.max_points;
+    return r;
+}
+
+std::string options_list(const std::vector<std::string>& options) {
+    std::string s;
+    for (std::size_t i = 0; i < options.size(); ++i) s += (i ? ", " : "") + options[i];
+    return s;
+}
+
+CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx,
+                           const std::map<std::string, Status>& done) {
+    CheckResult r = base_result(d);
+    if (d.kind == CheckKind::correctness) {
+        const CorrectnessResult c = e.correctness(ctx);
+        r.status = c.passed ? Status::pass : Status::fail;
+        r.points = c.passed ? d.max_points : 0.0;
+        r.measured = c.passed ? "correct" : "wrong";
+        r.message = c.message;
+        r.hint = c.hint;
+        r.details = c.details;
+        return r;
+    }
+    // Performance: graded only after the correctness check for the same shape passed.
+    const PerfSpec& spec = e.perf;
+    char target[128];
+    std::snprintf(target, sizeof target, "pass %s, full %s", num(spec.pass_bar).c_str(), num(spec.full_bar).c_str());
+    r.target = target;
+    if (!spec.requires_check.empty()) {
+        const auto it = done.find(spec.requires_check);
+        if (it == done.end() || it->second != Status::pass) {
+            r.status = Status::fail;
+            r.message = "not timed: correctness check '" + spec.requires_check + "' must pass first";
+            return r;
+        }
+    }
+    const PerfResult p = e.performance(ctx);
+    r.measured = num(p.ratio) + " " + spec.unit;
+    r.message = p.message;
+    r.details = p.details;
+    if (p.time_ms) r.details["time_ms"] = *p.time_ms;
+    if (p.floor_ms) r.details["floor_ms"] = *p.floor_ms;
+    r.details["ratio"] = p.ratio;
+    r.details["pass_bar"] = spec.pass_bar;
+    r.details["full_bar"] = spec.full_bar;
+    if (p.time_ms && p.floor_ms && *p.time_ms < *p.floor_ms) {
+        r.status = Status::suspicious;
+        r.points = 0;
+        r.message = "faster than physically possible: " + num(*p.time_ms) + " ms < floor " + num(*p.floor_ms) +
+                    " ms — is all the work really done on fresh data? " + p.message;
+        return r;
+    }
+    const double credit = perf_credit(p.ratio, spec.pass_bar, spec.full_bar);
+    r.points = credit * d.max_points;
+    r.status = credit >= 1.0 ? Status::pass : credit > 0 ? Status::partial : Status::fail;
+    return r;
+}
+
+}  // namespace
+
+AnswerSheet read_answer_sheet(const std::string& path) {
+    AnswerSheet sheet;
+    sheet.file = path;
+    if (!std::filesystem::exists(path)) {
+        sheet.missing = true;
+        return sheet;
+    }
+    try {
+        const toml::table t = toml::parse_file(path);
+        flatten(t, "", sheet.values);
+    } catch (const toml::parse_error& err) {
+        const auto& b = err.source().begin;
+        sheet.parse_error = std::filesystem::path(path).filename().string() + ":" + std::to_string(b.line) + ":" +
+                            std::to_string(b.column) + ": " + std::string(err.description());
+    }
+    return sheet;
+}
+
+CheckResult grade_answer(const CheckDecl& decl, const AnswerDecl& answer, const AnswerSheet& sheet, const Context& ctx) {
+    CheckResult r = base_result(decl);
+    r.details = {{"question", answer.question}};
+    const bool is_choice = !answer.options.empty();
+    r.target = is_choice ? "one of: " + options_list(answer.options)
+                         : (answer.rel_tol > 0 ? "within " + num(100 * answer.rel_tol) + "%" : "exact");
+    if (answer.needs_ceilings && ctx.ceilings.empty()) {
+        r.status = Status::skipped;
+        r.message = "needs this GPU's ceilings, measured only when a CUDA device is present";
+        return r;
+    }
+    if (!sheet.parse_error.empty()) {
+        r.status = Status::error;
+        r.message = "answers file does not parse: " + sheet.parse_error;
+        return r;
+    }
+    const auto it = sheet.values.find(decl.id);
+    if (sheet.missing || it == sheet.values.end() || (it->is_string() && lower_trim(it->get<std::string>()).empty())) {
+        r.status = Status::not_answered;
+        r.measured = "—";
+        r.message = sheet.missing ? "answers file " + sheet.file + " not found" : "not answered";
+        return r;
+    }
+    const nlohmann::json& v = *it;
+    if (is_choice) {
+        if (!v.is_string()) {
+            r.status = Status::error;
+            r.measured = v.dump();
+            r.message = "expected a quoted word, one of: " + options_list(answer.options);
+            return r;
+        }
+        const std::string given = lower_trim(v.get<std::string>());
+        r.measured = given;
+        const bool known = std::any_of(answer.options.begin(), answer.options.end(),
+                                       [&](const std::string& o) { return lower_trim(o) == given; });
+        if (!known) {
+            r.status = Status::error;
+            r.message = "\"" + given + "\" is not an option; write one of: " + options_list(answer.options);
+            return r;
+        }
+        const bool right = lower_trim(answer.choice_key(ctx)) == given;
+        r.status = right ? Status::pass : Status::fail;
+        r.points = right ? decl.max_points : 0.0;
+        r.message = right ? "correct" : "incorrect";
+        return r;
+    }
+    if (!v.is_number()) {
+        r.status = Status::error;
+        r.measured = v.is_string() ? "\"" + v.get<std::string>() + "\"" : v.dump();
+        r.message = v.is_string() ? "expected a number; write it without quotes (e.g. 42 or 1.5e3)"
+                                  : "expected a number";
+        return r;
+    }
+    const double given = v.get<double>();
+    const double key = answer.number_key(ctx);
+    r.measured = num(given);
+    const double tol = std::max(answer.rel_tol, 1e-9) * std::fabs(key);
+    const bool right = std::isfinite(given) && std::fabs(given - key) <= tol;
+    r.status = right ? Status::pass : Status::fail;
+    r.points = right ? decl.max_points : 0.0;
+    r.message = right ? "correct" : "incorrect";
+    return r;
+}
+
+int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emitter& out) {
+    const CheckKind wanted_answers = CheckKind::answer;
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < lab.checks().size(); ++i) {
+        const CheckDecl& d = lab.checks()[i];
+        const bool is_answer = d.kind == wanted_answers;
+        if ((opts.mode == RunnerMode::answers) != is_answer) continue;
+        if (!opts.only.empty() && d.id != opts.only) continue;
+        order.push_back(i);
+    }
+    Context ctx;
+    ctx.seed = opts.seed;
+    ctx.ceilings = opts.ceilings.is_object() ? opts.ceilings : nlohmann::json::object();
+    out.send({{"type", "hello"},
+              {"protocol", kProtocolVersion},
+              {"mode", opts.mode == RunnerMode::answers ? "answers" : "code"},
+              {"seed", opts.seed}});
+    nlohmann::json plan = nlohmann::json::array();
+    for (std::size_t i : order) plan.push_back(lab.checks()[i]);
+    out.send({{"type", "plan"}, {"checks", plan}});
+    if (opts.plan_only) {
+        out.send({{"type", "done"}});
+        return 0;
+    }
+
+    if (opts.mode == RunnerMode::answers) {
+        const AnswerSheet sheet = read_answer_sheet(opts.answers_file);
+        if (!sheet.parse_error.empty()) out.send({{"type", "warning"}, {"message", "answers file does not parse: " + sheet.parse_error}});
+        std::set<std::string> declared;
+        for (const CheckDecl& d : lab.checks())
+            if (d.kind == CheckKind::answer) declared.insert(d.id);
+        for (const auto& [key, value] : sheet.values.items())
+            if (!declared.count(key))
+                out.send({{"type", "warning"},
+                          {"message", "unknown key '" + key + "' in " + sheet.file + " (typo? it is not graded)"}});
+        for (std::size_t i : order) {
+            const CheckDecl& d = lab.checks()[i];
+            out.send({{"type", "start"}, {"id", d.id}});
+            CheckResult r;
+            try {
+                r = grade_answer(d, lab.entries()[i].answer, sheet, ctx);
+            } catch (const std::exception& ex) {
+                r = base_result(d);
+                r.status = Status::error;
+                r.message = std::string("answer key failed: ") + ex.what();
+            }
+            out.send({{"type", "result"}, {"result", r}});
+        }
+        out.send({{"type", "done"}});
+        return 0;
+    }
+
+    const std::string no_gpu = gpu.probe ? gpu.probe() : std::string("no CUDA device: GPU support not built");
+    ctx.gpu_available = no_gpu.empty();
+    ctx.no_gpu_reason = no_gpu;
+    std::map<std::string, Status> done;
+    std::string fatal;
+    for (std::size_t i : order) {
+        const CheckDecl& d = lab.checks()[i];
+        CheckResult r = base_result(d);
+        if (!fatal.empty()) {
+            r.status = Status::not_run;
+            r.message = "not run: " + fatal;
+            out.send({{"type", "result"}, {"result", r}});
+            continue;
+        }
+        if (!ctx.gpu_available) {
+            r.status = Status::skipped;
+            r.message = "GPU check skipped: " + no_gpu;
+            out.send({{"type", "result"}, {"result", r}});
+            continue;
+        }
+        out.send({{"type", "start"}, {"id", d.id}});
+        try {
+            r = run_code_check(d, lab.entries()[i], ctx, done);
+        } catch (const std::exception& ex) {
+            r = base_result(d);
+            r.status = Status::error;
+            r.message = ex.what();
+            if (auto reason = gpu.fatal_reason ? gpu.fatal_reason(ex) : std::nullopt) {
+                fatal = "the CUDA context was lost in check '" + d.id + "': " + *reason;
+                r.hint = "a sticky CUDA error (out-of-bounds access, trap, ...) ends every later GPU call of the process";
+            }
+        }
+        done[d.id] = r.status;
+        out.send({{"type", "result"}, {"result", r}});
+        if (!fatal.empty()) out.send({{"type", "fatal"}, {"reason", fatal}});
+    }
+    out.send({{"type", "done"}});
+    return fatal.empty() ? 0 : 3;
+}
+
+int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&), const GpuHooks& gpu) {
+    CLI::App app{"Lab runner: grades one half of one lab and reports over the grader's line protocol. "
+                 "Started by `grader`; run it by hand only to debug a check."};
+    RunnerOptions opts;
+    opts.mode = mode;
+    int report_fd = -1;
+    std::string report_file, ceilings_file;
+    app.add_option("--report-fd", report_fd, "Write protocol lines to this file descriptor");
+    app.add_option("--report", report_file, "Write protocol lines to this file");
+    app.add_option("--answers", opts.answers_file, "answers.toml to grade");
+    app.add_option("--seed", opts.seed, "Seed of the run");
+    app.add_option("--ceilings", ceilings_file, "JSON with the ceilings the grader measured");
+    app.add_flag("--plan", opts.plan_only, "Send the plan and stop");
+    app.add_option("--only", opts.only, "Run only this check");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    }
+    std::FILE* out = stdout;
+    if (report_fd >= 0) out = fdopen(report_fd, "w");
+    else if (!report_file.empty()) out = std::fopen(report_file.c_str(), "w");
+    if (out == nullptr) {
+        std::fprintf(stderr, "runner: cannot open the report channel\n");
+        return 2;
+    }
+    Emitter emitter(out);
+    try {
+        if (!ceilings_file.empty()) {
+            std::ifstream f(ceilings_file);
+            const nlohmann::json j = nlohmann::json::parse(f);
+            opts.ceilings = j.contains("ceilings") ? j["ceilings"] : j;
+        }
+        Lab lab;
+        register_fn(lab);
+        return run_lab(lab, opts, gpu, emitter);
+    } catch (const std::exception& e) {
+        emitter.send({{"type", "fatal"}, {"reason", std::string("runner failed: ") + e.what()}});
+        return 3;
+    }
+}
+
+}  // namespace gpulab::grader

@@ -1,0 +1,22 @@
+// main() of a lab's code runner: correctness and performance checks on the GPU.
+#include <cuda_runtime_api.h>
+
+#include "grader/runner.hpp"
+#include "labs/cuda_check.hpp"
+#include "labs/device.hpp"
+
+int main(int argc, char** argv) {
+    gpulab::grader::GpuHooks gpu;
+    gpu.probe = []() -> std::string {
+        const gpulab::DeviceProbe p = gpulab::probe_device();
+        return p.available() ? std::string() : p.reason;
+    };
+    gpu.fatal_reason = [](const std::exception& e) -> std::optional<std::string> {
+        if (const auto* cuda = dynamic_cast<const gpulab::CudaError*>(&e); cuda && cuda->sticky()) return cuda->name();
+        // An error can surface outside CUDA_CHECK too: ask the runtime whether the context still works.
+        const cudaError_t last = cudaDeviceSynchronize();
+        if (gpulab::is_sticky_error(last)) return std::string(cudaGetErrorName(last));
+        return std::nullopt;
+    };
+    return gpulab::grader::runner_main(argc, argv, gpulab::grader::RunnerMode::code, &register_checks, gpu);
+}
