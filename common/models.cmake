@@ -6,7 +6,15 @@ add_library(labs_models
   src/models/datasets.cpp
   src/models/roofline.cpp
   src/models/occupancy.cpp
-  src/models/tiling.cpp)
+  src/models/tiling.cpp
+  src/models/banks.cpp
+  src/models/fusion.cpp
+  src/models/pipeline.cpp
+  src/models/attention.cpp
+  src/models/launch.cpp
+  src/models/shapes.cpp
+  src/models/request.cpp
+  src/models/reduction.cpp)
 add_library(labs::models ALIAS labs_models)
 target_include_directories(labs_models PUBLIC "${CMAKE_CURRENT_SOURCE_DIR}/include")
 target_link_libraries(labs_models
@@ -19,6 +27,9 @@ target_compile_definitions(labs_models PRIVATE LABS_DATASETS_DIR="${PROJECT_SOUR
 
 if(LABS_BUILD_TESTS)
   labs_add_test(models_tests LABELS cpu
-    SOURCES tests/models/occupancy_test.cpp tests/models/datasets_test.cpp
+    SOURCES tests/models/datasets_test.cpp tests/models/occupancy_test.cpp tests/models/tiling_test.cpp
+            tests/models/banks_test.cpp tests/models/fusion_test.cpp tests/models/pipeline_test.cpp
+            tests/models/attention_test.cpp tests/models/launch_test.cpp tests/models/shapes_test.cpp
+            tests/models/request_test.cpp tests/models/reduction_test.cpp
     LIBRARIES labs_models)
 endif()

@@ -1,0 +1,98 @@
+/**
+ * @file pipeline.hpp
+ * @brief Two-stage pipelines with a fixed number of buffer slots: the closed form T_pipe, and a
+ * discrete timeline with the "full" and "empty" event of every block (sections 5.1.5, 5.3.2, 5.5.1).
+ *
+ * Stage 1 (the mover: async copies into shared memory, or the host preparing a segment) fills slot
+ * j mod S for block j, one block after another; stage 2 (the compute units, or the GPU) processes
+ * the blocks in order once they are full. A slot is reused only after the block in it has been
+ * processed. The same timeline models double buffering on an SM, host-side double buffering with
+ * two streams and two events, and the host/device pipeline of Example 5-10.
+ *
+ * @code
+ * using namespace gpulab::models;
+ * pipeline_time_us(4, 1.29, 0.28);                      // 5.44
+ * const PipelineTimeline t = simulate_pipeline(4, 1.29, 0.28, 2);
+ * t.blocks[0].empty_us;                                 // 1.57: slot A is free ...
+ * t.blocks[2].move_start_us;                            // 2.58: ... but the mover gets to it only here
+ * @endcode
+ */
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "labs/models/occupancy.hpp"
+
+namespace gpulab::models {
+
+/**
+ * @brief T_pipe = t_m + (n − 1)·max(t_m, t_c) + t_c: the first block's move, one slower stage per
+ * further block, the last block's compute (enough slots, independent stages).
+ * @param blocks n (≥ 1) @param move_us t_m, stage-1 time per block @param compute_us t_c, stage-2 time per block
+ */
+[[nodiscard]] double pipeline_time_us(std::int64_t blocks, double move_us, double compute_us);
+
+/** @brief n · (t_m + t_c): one stage at a time. @param blocks n @param move_us t_m @param compute_us t_c */
+[[nodiscard]] double serial_time_us(std::int64_t blocks, double move_us, double compute_us);
+
+/** @brief When one block moved and was processed. */
+struct BlockTimes {
+    int block = 0;              ///< block index
+    int slot = 0;               ///< slot it occupies (block mod slots)
+    double move_start_us = 0;   ///< stage 1 starts filling the slot
+    double full_us = 0;         ///< the slot is full: the "full" event, stage 2 may start
+    double compute_start_us = 0;  ///< stage 2 starts on it
+    double empty_us = 0;        ///< stage 2 is done: the "empty" event, the slot may be refilled
+    double slot_wait_us = 0;    ///< how long stage 1 waited for this slot to be emptied
+};
+
+/** @brief One "full" or "empty" event of the timeline. */
+struct SlotEvent {
+    double time_us = 0;  ///< when it fires
+    std::string kind;    ///< "full" or "empty"
+    int block = 0;       ///< the block
+    int slot = 0;        ///< the slot
+};
+
+/** @brief A simulated pipeline. */
+struct PipelineTimeline {
+    std::vector<BlockTimes> blocks;  ///< per block, in order
+    std::vector<SlotEvent> events;   ///< every full/empty event, by time
+    double total_us = 0;             ///< the last block's empty event
+    double serial_us = 0;            ///< sum of all stage times
+    double move_busy_fraction = 0;   ///< stage 1 busy time / total
+    double compute_busy_fraction = 0;  ///< stage 2 busy time / total
+};
+
+/**
+ * @brief Simulates blocks with their own stage times (jitter, a long first move) through @p slots slots.
+ * @param move_us stage-1 time of each block @param compute_us stage-2 time of each block (same length)
+ * @param slots buffer slots (≥ 1; 1 serialises the stages)
+ */
+[[nodiscard]] PipelineTimeline simulate_pipeline(const std::vector<double>& move_us,
+                                                 const std::vector<double>& compute_us, int slots);
+
+/**
+ * @brief Simulates @p blocks equal blocks. @param blocks n (≥ 1) @param move_us t_m @param compute_us t_c
+ * @param slots buffer slots (≥ 1)
+ */
+[[nodiscard]] PipelineTimeline simulate_pipeline(std::int64_t blocks, double move_us, double compute_us, int slots);
+
+/**
+ * @brief Shared memory each of @p blocks_per_sm resident blocks may use: what the SM has minus one
+ * reserve per block, shared evenly, and never more than the per-block maximum (RTX PRO 6000, two
+ * blocks: (100 KB − 2 KiB) / 2 = 49 KiB).
+ * @param sm the SM's limits @param blocks_per_sm resident blocks (≥ 1)
+ */
+[[nodiscard]] std::int64_t smem_budget_per_block_bytes(const SmLimits& sm, int blocks_per_sm);
+
+/**
+ * @brief Waiting slots of @p slot_bytes that fit next to @p fixed_bytes (e.g. reorder space) in
+ * @p budget_bytes: ⌊(budget − fixed) / slot⌋, 0 when even the fixed part does not fit.
+ * @param budget_bytes memory available @param fixed_bytes memory taken first @param slot_bytes one slot
+ */
+[[nodiscard]] std::int64_t slots_that_fit(std::int64_t budget_bytes, std::int64_t fixed_bytes, std::int64_t slot_bytes);
+
+}  // namespace gpulab::models

@@ -1,0 +1,62 @@
+// Sections 5.5.2 and 5.5.4: launch counts, Example 5-11, Experiment 5-8, the persistent kernel.
+#include "catch_compat.hpp"
+#include "chapter_numbers.hpp"
+#include "labs/models/datasets.hpp"
+#include "labs/models/launch.hpp"
+#include "labs/models/units.hpp"
+
+using namespace gpulab::models;
+using gpulab::testing::Approx;
+using gpulab::testing::prints_as;
+
+TEST_CASE("Three FFN runs: 18/18 eager, 3/18 graph, 15/15 fused, 3/15 fused + graph", "[models][launch]") {
+    const auto v = launch_variants(3, 6, 5);
+    CHECK(v[0].name == "eager");
+    CHECK(v[0].counts.host_submissions == 18);
+    CHECK(v[0].counts.device_kernels == 18);
+    CHECK(v[1].counts.host_submissions == 3);
+    CHECK(v[1].counts.device_kernels == 18);
+    CHECK(v[2].counts.host_submissions == 15);
+    CHECK(v[2].counts.device_kernels == 15);
+    CHECK(v[3].name == "fused+graph");
+    CHECK(v[3].counts.host_submissions == 3);
+    CHECK(v[3].counts.device_kernels == 15);
+}
+
+TEST_CASE("Example 5-11: a 2 MiB input keeps most of the replay's 15 us, 16 MiB loses", "[models][launch][graph]") {
+    const double bw = load_device("RTX PRO 6000").memory_bandwidth_gbps;
+    const GraphReplay small = graph_replay({20, 20, 5, 2 * gpulab::kMiB, bw});
+    CHECK(small.eager_us == 40);
+    CHECK(small.saving_without_copy_us == 15);
+    CHECK(to_mib(small.copy_bytes) == 4);
+    CHECK(prints_as(small.copy_us, 2.3, 1));
+    CHECK(prints_as(small.graph_us, 27.3, 1));
+    CHECK(prints_as(small.saving_us, 12.7, 1));
+    const GraphReplay big = graph_replay({20, 20, 5, 16 * gpulab::kMiB, bw});
+    CHECK(to_mib(big.copy_bytes) == 32);
+    CHECK(prints_as(big.copy_us, 18.7, 1));
+    CHECK(prints_as(big.graph_us, 43.7, 1));
+    CHECK(big.saving_us < 0);
+    CHECK(prints_as(to_mib(small.break_even_input_bytes), 12.8, 1));
+}
+
+TEST_CASE("Experiment 5-8: on an RTX 4090 the copy cancels the saving at a smaller input", "[models][launch][graph][experiment]") {
+    const double bw = load_device("RTX 4090").memory_bandwidth_gbps;
+    const double x = graph_break_even_input_bytes(15, bw);
+    CHECK(x == Approx(7.56e6));  // 15 µs × 1008 GB/s / 2
+    CHECK(graph_replay({20, 20, 5, x, bw}).saving_us == Approx(0).margin(1e-9));
+}
+
+TEST_CASE("Persistent kernel: 126 us coarse against 114 us with a task queue", "[models][launch][persistent]") {
+    const PersistentKernel p = persistent_kernel({});
+    CHECK(p.blocks == 8);
+    CHECK(prints_as(p.projection_flop_per_block / 1e9, 6.44, 2));
+    CHECK(prints_as(p.projection_us, 12.8, 1));
+    CHECK(prints_as(p.activation_us, 1.76, 2));
+    CHECK(prints_as(p.coarse_us, 126, 0));
+    CHECK(prints_as(p.task_projection_us, 13.3, 1));
+    CHECK(prints_as(p.task_activation_us, 2.28, 2));
+    CHECK(prints_as(p.persistent_us, 114, 0));
+    CHECK(prints_as(p.speedup, 1.1, 1));
+    CHECK(prints_as(p.coarse_us - p.persistent_us, 12.6, 1));
+}
