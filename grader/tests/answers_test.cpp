@@ -1,0 +1,133 @@
+// Grading answers.toml: numbers, choices, tolerance, empty and missing answers, type errors, syntax
+// errors with their position, unknown keys.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "catch_compat.hpp"
+#include "grader/runner.hpp"
+
+using namespace gpulab::grader;
+
+namespace {
+
+std::string write_temp(const std::string& text) {
+    static int counter = 0;
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("answers-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".toml");
+    std::ofstream(path) << text;
+    return path.string();
+}
+
+Lab make_lab() {
+    Lab lab;
+    lab.number("ex.blocks", "How many blocks?", 5, 0.0, [] { return 4.0; });
+    lab.number("ex.ratio", "Which ratio?", 5, 0.01, [] { return 2.6; });
+    lab.choice("ex.kind", "Which kind?", {"math", "rounding", "cost"}, 5, [] { return std::string("cost"); });
+    lab.choice_measured("ex.limit", "Limited by?", {"memory", "compute"}, 5,
+                        [](const Context& c) { return c.ceiling("x").value_or(0) > 1 ? "compute" : "memory"; });
+    return lab;
+}
+
+CheckResult grade_key(const Lab& lab, const std::string& key, const AnswerSheet& sheet, const Context& ctx = {}) {
+    for (std::size_t i = 0; i < lab.checks().size(); ++i)
+        if (lab.checks()[i].id == key) return grade_answer(lab.checks()[i], lab.entries()[i].answer, sheet, ctx);
+    FAIL("no such key");
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("Right answers score, wrong ones do not, tolerance is relative", "[answers]") {
+    const Lab lab = make_lab();
+    const AnswerSheet s = read_answer_sheet(write_temp("[ex]\nblocks = 4\nratio = 2.62\nkind = \" Cost \"\n"));
+    CHECK(s.parse_error.empty());
+    CHECK(grade_key(lab, "ex.blocks", s).status == Status::pass);
+    CHECK(grade_key(lab, "ex.blocks", s).points == 5);
+    CHECK(grade_key(lab, "ex.ratio", s).status == Status::pass);   // 0.8% off, within 1%
+    CHECK(grade_key(lab, "ex.kind", s).status == Status::pass);    // case and spaces do not matter
+    const AnswerSheet wrong = read_answer_sheet(write_temp("ex.blocks = 5\nex.ratio = 2.7\nex.kind = \"math\"\n"));
+    CHECK(grade_key(lab, "ex.blocks", wrong).status == Status::fail);
+    CHECK(grade_key(lab, "ex.ratio", wrong).status == Status::fail);
+    CHECK(grade_key(lab, "ex.kind", wrong).status == Status::fail);
+    CHECK(grade_key(lab, "ex.kind", wrong).points == 0);
+}
+
+TEST_CASE("Empty and missing answers are not answered, for 0 points", "[answers]") {
+    const Lab lab = make_lab();
+    const AnswerSheet s = read_answer_sheet(write_temp("[ex]\nblocks = \"\"\n"));
+    CHECK(grade_key(lab, "ex.blocks", s).status == Status::not_answered);
+    CHECK(grade_key(lab, "ex.ratio", s).status == Status::not_answered);
+    const AnswerSheet none = read_answer_sheet("/nonexistent/answers.toml");
+    CHECK(none.missing);
+    const CheckResult r = grade_key(lab, "ex.blocks", none);
+    CHECK(r.status == Status::not_answered);
+    CHECK(r.message.find("not found") != std::string::npos);
+}
+
+TEST_CASE("A non-number where a number is due is an error for that question only", "[answers]") {
+    const Lab lab = make_lab();
+    const AnswerSheet s = read_answer_sheet(write_temp("ex.blocks = \"4\"\nex.ratio = true\nex.kind = 3\n"));
+    const CheckResult quoted = grade_key(lab, "ex.blocks", s);
+    CHECK(quoted.status == Status::error);
+    CHECK(quoted.message.find("without quotes") != std::string::npos);
+    CHECK(grade_key(lab, "ex.ratio", s).status == Status::error);
+    CHECK(grade_key(lab, "ex.kind", s).status == Status::error);
+    const AnswerSheet bad_choice = read_answer_sheet(write_temp("ex.kind = \"speed\"\n"));
+    const CheckResult c = grade_key(lab, "ex.kind", bad_choice);
+    CHECK(c.status == Status::error);
+    CHECK(c.message.find("math, rounding, cost") != std::string::npos);
+}
+
+TEST_CASE("A syntax error names the file, line and column", "[answers]") {
+    const std::string path = write_temp("[ex]\nblocks = 4\nratio = = 2\n");
+    const AnswerSheet s = read_answer_sheet(path);
+    REQUIRE_FALSE(s.parse_error.empty());
+    CHECK(s.parse_error.find(std::filesystem::path(path).filename().string() + ":3:") == 0);
+    const CheckResult r = grade_key(make_lab(), "ex.blocks", s);
+    CHECK(r.status == Status::error);
+    CHECK(r.message.find(":3:") != std::string::npos);
+}
+
+TEST_CASE("Answers that need measured ceilings are skipped without them", "[answers]") {
+    const Lab lab = make_lab();
+    const AnswerSheet s = read_answer_sheet(write_temp("ex.limit = \"memory\"\n"));
+    CHECK(grade_key(lab, "ex.limit", s).status == Status::skipped);
+    Context ctx;
+    ctx.ceilings = {{"x", 0.5}};
+    CHECK(grade_key(lab, "ex.limit", s, ctx).status == Status::pass);
+    ctx.ceilings = {{"x", 5.0}};
+    CHECK(grade_key(lab, "ex.limit", s, ctx).status == Status::fail);
+}
+
+TEST_CASE("The answers runner warns about unknown keys and reports every question", "[answers]") {
+    const Lab lab = make_lab();
+    RunnerOptions o;
+    o.mode = RunnerMode::answers;
+    o.answers_file = write_temp("ex.blocks = 4\nex.blokcs = 4\n");
+    const std::string out_path = write_temp("");
+    std::FILE* f = std::fopen(out_path.c_str(), "w");
+    Emitter em(f);
+    CHECK(run_lab(lab, o, {}, em) == 0);
+    std::fclose(f);
+    std::ifstream in(out_path);
+    std::string line, all;
+    int results = 0;
+    while (std::getline(in, line)) {
+        all += line + "\n";
+        if (nlohmann::json::parse(line)["type"] == "result") ++results;
+    }
+    CHECK(results == 4);
+    CHECK(all.find("unknown key 'ex.blokcs'") != std::string::npos);
+    CHECK(all.find("\"type\":\"done\"") != std::string::npos);
+}
+
+TEST_CASE("Performance credit is 0 below the pass bar, 50% at it, 100% at the full bar", "[scoring]") {
+    CHECK(perf_credit(0.5, 0.6, 0.8) == 0.0);
+    CHECK(perf_credit(0.6, 0.6, 0.8) == 0.5);
+    CHECK(perf_credit(0.7, 0.6, 0.8) == gpulab::testing::Approx(0.75));
+    CHECK(perf_credit(0.8, 0.6, 0.8) == 1.0);
+    CHECK(perf_credit(3.0, 0.6, 0.8) == 1.0);
+    CHECK(perf_credit(std::nan(""), 0.6, 0.8) == 0.0);
+}

@@ -1,0 +1,17 @@
+// Broken on purpose (grader robustness test): element 7 comes out NaN.
+#include <cmath>
+
+#include "labs/cuda_check.hpp"
+#include "vector_add.hpp"
+
+namespace {
+__global__ void bad(const float* a, const float* b, float* c, std::size_t n) {
+    const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+    if (i < n) c[i] = i == 7 ? nanf("") : a[i] + b[i];
+}
+}  // namespace
+
+void launch_vector_add(const float* a, const float* b, float* c, std::size_t n, cudaStream_t stream) {
+    bad<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(a, b, c, n);
+    LABS_CHECK_LAUNCH();
+}

@@ -1,0 +1,199 @@
+// The grader survives every way a lab can fail, reports each with a clear reason, and goes on.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "catch_compat.hpp"
+#include "grader/orchestrator.hpp"
+#include "grader/report.hpp"
+
+using namespace gpulab::grader;
+
+namespace {
+
+LabEntry fake_lab(const std::string& behave, double code_points = 20) {
+    LabEntry e;
+    e.id = "99";
+    e.name = "fake_" + behave;
+    e.title = "fake lab (" + behave + ")";
+    e.runner_student = {FAKE_RUNNER, "--behave", behave};
+    e.code_points = code_points;
+    return e;
+}
+
+LabResult grade(const LabEntry& lab, double timeout_s = 10) {
+    GradeOptions o;
+    o.answers = false;
+    o.build = false;
+    o.timeout_s = timeout_s;
+    return grade_lab(lab, o);
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("A well-behaved runner is graded in full", "[orchestrator]") {
+    const LabResult r = grade(fake_lab("ok"));
+    CHECK(r.failures.empty());
+    REQUIRE(r.checks.size() == 2);
+    CHECK(r.points() == 20);
+    CHECK(r.max_points() == 20);
+}
+
+TEST_CASE("A crash is reported with the signal's name and the running check", "[orchestrator]") {
+    const LabResult r = grade(fake_lab("segv"));
+    REQUIRE(r.failures.size() == 1);
+    CHECK(contains(r.failures[0], "crashed during check 'c1'"));
+    CHECK(contains(r.failures[0], "SIGSEGV"));
+    REQUIRE(r.checks.size() == 2);
+    CHECK(r.checks[0].status == Status::not_run);
+    CHECK(r.checks[1].status == Status::not_run);
+    CHECK(r.max_points() == 20);
+    CHECK(r.points() == 0);
+    CHECK(contains(grade(fake_lab("abort")).failures.at(0), "SIGABRT"));
+}
+
+TEST_CASE("A hang is killed at the timeout, with its whole process group", "[orchestrator]") {
+    const auto t0 = std::chrono::steady_clock::now();
+    const LabResult r = grade(fake_lab("hang_group"), 1.0);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(s < 5.0);
+    REQUIRE(r.failures.size() == 1);
+    CHECK(contains(r.failures[0], "hung"));
+    CHECK(contains(r.failures[0], "during check 'c1'"));
+    CHECK(r.checks.at(0).status == Status::not_run);
+}
+
+TEST_CASE("A non-zero exit before the report ends is a failure naming the code", "[orchestrator]") {
+    const LabResult r = grade(fake_lab("exit4"));
+    REQUIRE(r.failures.size() == 1);
+    CHECK(contains(r.failures[0], "exit code 4"));
+}
+
+TEST_CASE("Missing output, malformed output and an unfinished report are failures", "[orchestrator]") {
+    const LabResult none = grade(fake_lab("no_output"));
+    REQUIRE(none.failures.size() == 1);
+    CHECK(contains(none.failures[0], "no output"));
+    REQUIRE(none.checks.size() == 1);  // a synthesised entry keeps the lab's points in the totals
+    CHECK(none.checks[0].status == Status::not_run);
+    CHECK(none.max_points() == 20);
+
+    const LabResult garbage = grade(fake_lab("garbage"));
+    REQUIRE(garbage.failures.size() == 1);
+    CHECK(contains(garbage.failures[0], "malformed output"));
+
+    const LabResult unfinished = grade(fake_lab("no_done"));
+    REQUIRE(unfinished.failures.size() == 1);
+    CHECK(contains(unfinished.failures[0], "stopped before finishing"));
+}
+
+TEST_CASE("A lost CUDA context fails the lab with the sticky error's name", "[orchestrator]") {
+    const LabResult r = grade(fake_lab("sticky"));
+    REQUIRE(r.failures.size() == 1);
+    CHECK(contains(r.failures[0], "cudaErrorIllegalAddress"));
+    CHECK(r.checks.at(0).status == Status::error);
+    CHECK(r.checks.at(1).status == Status::not_run);
+}
+
+TEST_CASE("Lots of output from the lab does not block the grader", "[orchestrator]") {
+    const LabResult r = grade(fake_lab("noisy"));
+    CHECK(r.failures.empty());
+    CHECK(r.points() == 20);
+}
+
+TEST_CASE("Checks that declare other points than the lab's CMake says are a definition error", "[orchestrator]") {
+    const LabResult r = grade(fake_lab("bad_plan", 20));
+    REQUIRE(r.failures.size() == 1);
+    CHECK(contains(r.failures[0], "lab definition error"));
+}
+
+TEST_CASE("Code that does not compile is reported with the compiler's first error lines", "[orchestrator]") {
+    LabEntry lab = fake_lab("ok");
+    lab.build_student = {"sh", "-c",
+                         "echo 'building'; echo 'vector_add.cu(12): error: identifier \"x\" is undefined' >&2; "
+                         "echo '1 error detected' >&2; exit 1"};
+    GradeOptions o;
+    o.answers = false;
+    o.build = true;
+    o.timeout_s = 10;
+    const LabResult r = grade_lab(lab, o);
+    REQUIRE(r.failures.size() == 1);
+    CHECK(contains(r.failures[0], "did not compile"));
+    CHECK(contains(r.failures[0], "vector_add.cu(12): error: identifier \"x\" is undefined"));
+    REQUIRE(r.checks.size() == 1);
+    CHECK(r.checks[0].status == Status::not_run);
+    CHECK(r.max_points() == 20);
+}
+
+TEST_CASE("A runner that cannot be started is reported, not thrown", "[orchestrator]") {
+    LabEntry lab = fake_lab("ok");
+    lab.runner_student = {"/nonexistent/runner"};
+    const LabResult r = grade(lab);
+    REQUIRE(r.failures.size() == 1);
+    CHECK(contains(r.failures[0], "cannot run /nonexistent/runner"));
+}
+
+TEST_CASE("Labs are selected by number, name or folder; unknown ones list the labs", "[orchestrator]") {
+    Registry reg;
+    reg.labs = {fake_lab("ok"), fake_lab("segv")};
+    reg.labs[0].id = "00";
+    reg.labs[0].name = "warmup";
+    reg.labs[1].id = "05";
+    reg.labs[1].name = "fusion";
+    CHECK(select_labs(reg, {}).size() == 2);
+    CHECK(select_labs(reg, {"5"}).at(0).name == "fusion");
+    CHECK(select_labs(reg, {"05"}).at(0).name == "fusion");
+    CHECK(select_labs(reg, {"fusion"}).at(0).id == "05");
+    CHECK(select_labs(reg, {"00_warmup"}).at(0).id == "00");
+    CHECK(select_labs(reg, {"0", "00"}).size() == 1);
+    try {
+        (void)select_labs(reg, {"softmax"});
+        FAIL("no exception");
+    } catch (const std::invalid_argument& e) {
+        CHECK(contains(e.what(), "00 (warmup), 05 (fusion)"));
+    }
+}
+
+TEST_CASE("The grader goes on after a broken lab and exits with the failure code", "[orchestrator][e2e]") {
+    const auto dir = std::filesystem::temp_directory_path() / ("grader-e2e-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const nlohmann::json labs = nlohmann::json::array({
+        {{"id", "01"}, {"name", "crashes"}, {"runner_student", {FAKE_RUNNER, "--behave", "segv"}}, {"code_points", 20}},
+        {{"id", "02"}, {"name", "hangs"}, {"runner_student", {FAKE_RUNNER, "--behave", "hang"}}, {"code_points", 20}},
+        {{"id", "03"}, {"name", "works"}, {"runner_student", {FAKE_RUNNER, "--behave", "ok"}}, {"code_points", 20}},
+    });
+    std::ofstream(dir / "labs.json") << nlohmann::json{{"labs", labs}, {"ceilings_command", {"sh", "-c", "echo '{\"available\": false, \"reason\": \"no CUDA device: fake\"}'"}}}.dump();
+    const std::string cmd = std::string(GRADER_EXE) + " --registry " + (dir / "labs.json").string() +
+                            " --no-build --only code --timeout 2 --json " + (dir / "r.json").string() + " --junit " +
+                            (dir / "r.xml").string() + " > " + (dir / "out.txt").string() + " 2>&1";
+    const int status = std::system(cmd.c_str());
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 1);
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(dir / "r.json"));
+    REQUIRE(j["labs"].size() == 3);
+    CHECK(contains(j["labs"][0]["failures"][0].get<std::string>(), "SIGSEGV"));
+    CHECK(contains(j["labs"][1]["failures"][0].get<std::string>(), "hung"));
+    CHECK(j["labs"][2]["points"] == 20);
+    CHECK(j["totals"]["points"] == 20);
+    CHECK(j["totals"]["max_points"] == 60);
+    CHECK(j["schema_version"] == kReportSchemaVersion);
+    std::ifstream xml(dir / "r.xml");
+    const std::string x((std::istreambuf_iterator<char>(xml)), std::istreambuf_iterator<char>());
+    CHECK(contains(x, "<testsuite name=\"lab01_crashes\""));
+    CHECK(contains(x, "failures=\"2\""));
+    std::ifstream out(dir / "out.txt");
+    const std::string text((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
+    CHECK(contains(text, "Overall: 20/60 points"));
+    CHECK_FALSE(contains(text, "terminate called"));
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("Usage errors exit 2 with a one-line message", "[orchestrator][e2e]") {
+    const std::string cmd = std::string(GRADER_EXE) + " --registry /nonexistent.json > /dev/null 2>&1";
+    const int status = std::system(cmd.c_str());
+    CHECK(WEXITSTATUS(status) == 3);  // a grader error: the registry is missing
+    const int bad = std::system((std::string(GRADER_EXE) + " --timeout -1 > /dev/null 2>&1").c_str());
+    CHECK(WEXITSTATUS(bad) == 2);
+}
