@@ -14,7 +14,9 @@ add_library(labs_models
   src/models/launch.cpp
   src/models/shapes.cpp
   src/models/request.cpp
-  src/models/reduction.cpp)
+  src/models/reduction.cpp
+  src/models/calc.cpp
+  src/models/calc_models.cpp)
 add_library(labs::models ALIAS labs_models)
 target_include_directories(labs_models PUBLIC "${CMAKE_CURRENT_SOURCE_DIR}/include")
 target_link_libraries(labs_models
@@ -30,6 +32,6 @@ if(LABS_BUILD_TESTS)
     SOURCES tests/models/datasets_test.cpp tests/models/occupancy_test.cpp tests/models/tiling_test.cpp
             tests/models/banks_test.cpp tests/models/fusion_test.cpp tests/models/pipeline_test.cpp
             tests/models/attention_test.cpp tests/models/launch_test.cpp tests/models/shapes_test.cpp
-            tests/models/request_test.cpp tests/models/reduction_test.cpp
+            tests/models/request_test.cpp tests/models/reduction_test.cpp tests/models/calc_test.cpp
     LIBRARIES labs_models)
 endif()
