@@ -63,8 +63,9 @@ TileTraffic tile_traffic(const GemmShape& g, const Tile& tile) {
     t.k_steps = ceil_div(g.k, tile.k);
     t.a_read_bytes = static_cast<double>(t.col_blocks) * m * k * g.a_bytes;  // every column block reads all of A
     t.w_read_bytes = static_cast<double>(t.row_blocks) * k * n * g.w_bytes;  // every row block reads all of W
+    t.input_read_bytes = t.a_read_bytes + t.w_read_bytes;
     t.c_write_bytes = m * n * g.c_bytes;
-    t.total_bytes = t.a_read_bytes + t.w_read_bytes + t.c_write_bytes;
+    t.total_bytes = t.input_read_bytes + t.c_write_bytes;
     t.input_bytes_per_tile = k * (static_cast<double>(tile.m) * g.a_bytes + static_cast<double>(tile.n) * g.w_bytes);
     t.intensity_flop_per_byte = arithmetic_intensity(gemm_flop(g), t.total_bytes);
     return t;

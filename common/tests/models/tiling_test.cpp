@@ -128,8 +128,8 @@ TEST_CASE("AKG example: 137.4 GFLOP, naive reads 256 GiB, 64x64x32 tiles read 4 
     CHECK(t.output_tiles == 4096);
     CHECK(t.k_steps == 128);
     CHECK(to_kib(t.input_bytes_per_tile) == 1024);
-    CHECK(to_gib(t.a_read_bytes + t.w_read_bytes) == 4);
-    CHECK(naive_input_read_bytes(g) / (t.a_read_bytes + t.w_read_bytes) == 64);
+    CHECK(to_gib(t.input_read_bytes) == 4);
+    CHECK(naive_input_read_bytes(g) / t.input_read_bytes == 64);
     CHECK(to_mib(t.c_write_bytes) == 64);
     const LocalStorage one = local_storage(g, {64, 64, 32});
     CHECK(to_kib(one.a_tile_bytes) == 4);

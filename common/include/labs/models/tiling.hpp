@@ -78,6 +78,7 @@ struct TileTraffic {
     std::int64_t k_steps = 0;       ///< ⌈K / k⌉ steps per tile
     double a_read_bytes = 0;        ///< A read once per column block: col_blocks · M·K·a
     double w_read_bytes = 0;        ///< W read once per row block: row_blocks · K·N·w
+    double input_read_bytes = 0;    ///< a_read_bytes + w_read_bytes (the AKG example's 4 GiB)
     double c_write_bytes = 0;       ///< C written once: M·N·c
     double total_bytes = 0;         ///< the sum
     double input_bytes_per_tile = 0;  ///< one tile's reads over all its K steps: K·(m·a + n·w)
