@@ -41,7 +41,8 @@ TEST_CASE("The 128x128 tile kernel keeps 2 blocks on an H100 SM, limited by regi
 }
 
 TEST_CASE("Moving the accumulator into registers shifts the limiter but not the count", "[models][occupancy]") {
-    // 64 more registers per thread (64 FP32 values), 32 KiB less... the working set drops to 32 KiB.
+    // The 64 KiB accumulator moves into registers: 64 more per thread (64 + 64 = 128 for a kernel that
+    // used 64 before), and the shared-memory working set drops to the two 16 KiB input tiles.
     const Occupancy o = occupancy(h100(), {256, 128, 32 * kKiB});
     CHECK(o.blocks_by_smem == 6);
     CHECK(o.blocks_by_regs == 2);
