@@ -140,8 +140,6 @@ std::string CompareReport::describe() const {
     if (unwritten_count > 0) s << "; " << unwritten_count << " never written";
     if (nan_count > 0) s << "; " << nan_count << " NaN";
     if (inf_count > 0) s << "; " << inf_count << " Inf";
-    const std::string h = hint();
-    if (!h.empty()) s << " — " << h;
     return s.str();
 }
 

@@ -29,9 +29,10 @@ double floor_ms(double bytes) {
 CorrectnessResult to_result(const CompareReport& report, const std::string& what) {
     CorrectnessResult r;
     r.passed = report.passed();
-    r.message = what + ": " + report.describe();
+    r.message = report.describe();
     r.hint = report.hint();
     r.details = report;
+    r.details["compared"] = what;
     return r;
 }
 

@@ -36,6 +36,9 @@ nan_checks = [c for c in nan.get("checks", []) if c["id"].startswith("correct.")
 expect(nan_checks and all(c["status"] == "fail" and "NaN" in c["message"] for c in nan_checks if c["id"] != "correct.n1"),
        "NaN output: correctness checks fail and name the NaN")
 expect(not nan.get("failures"), "NaN output: the lab itself ran to the end")
+nan_perf = [c for c in nan.get("checks", []) if c["id"] == "perf.copy_fraction"]
+expect(nan_perf and nan_perf[0]["points"] == 0 and "must pass first" in nan_perf[0]["message"],
+       "NaN output: performance is not scored after its correctness check failed")
 unw = labs.get("broken_unwritten", {})
 by_id = {c["id"]: c for c in unw.get("checks", [])}
 expect(by_id.get("correct.n1000", {}).get("status") == "pass", "unwritten tail: n = 1000 (no tail) passes")
@@ -43,7 +46,4 @@ odd = by_id.get("correct.n1048583", {})
 expect(odd.get("status") == "fail" and "never written" in odd.get("message", ""),
        "unwritten tail: n = 2^20 + 7 fails with elements never written")
 expect("tail" in odd.get("hint", ""), "unwritten tail: the hint points at the tail")
-perf = by_id.get("perf.copy_fraction", {})
-expect(perf.get("points") == 0 and "must pass first" in perf.get("message", ""),
-       "unwritten tail: performance is not scored after a failed correctness check")
 sys.exit(1 if problems else 0)

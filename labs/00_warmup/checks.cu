@@ -42,7 +42,7 @@ CorrectnessResult check_size(Context& ctx, std::size_t n) {
     CorrectnessResult r = to_result(rep, what);
     if (r.passed && (to_host(a) != ha || to_host(b) != hb)) {
         r.passed = false;
-        r.message = what + ": the inputs a and b were modified";
+        r.message = "the inputs a and b were modified";
         r.hint = "the kernel must only write c";
     }
     return r;
@@ -62,8 +62,10 @@ void register_checks(Lab& lab) {
 
     PerfSpec spec;
     spec.requires_check = "correct.timed";
-    spec.pass_bar = 0.60;
-    spec.full_bar = 0.80;
+    // The one-thread-per-element baseline reaches about 0.82 on an H200 and the reference about 0.98
+    // (measured): a correct naive kernel earns partial credit, the last 10% need the handout's steps.
+    spec.pass_bar = 0.70;
+    spec.full_bar = 0.90;
     spec.unit = "of copy BW";
     lab.performance("perf.copy_fraction", "bandwidth, n = 2^27 (vs D2D copy)", 35, spec, [](Context& ctx) {
         const std::size_t n = kTimed;

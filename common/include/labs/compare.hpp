@@ -62,7 +62,7 @@ struct CompareReport {
     [[nodiscard]] bool clustered_on_tile_borders() const noexcept;
     /**
      * @brief One line for a student: "12 of 1000 elements wrong; first at index 996 (row 0, col 996):
-     * got NaN, expected 1.25; all in the last partial tile: missing bounds guard?".
+     * got NaN, expected 1.25; 12 never written" (the likely cause is hint()).
      */
     [[nodiscard]] std::string describe() const;
     /** @brief A hint for the most likely cause, or empty. */
