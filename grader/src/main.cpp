@@ -7,11 +7,14 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
 #include "grader/orchestrator.hpp"
 #include "grader/report.hpp"
+#include "labs/models/calc.hpp"
 #include "labs/random.hpp"
 
 #ifndef LABS_REGISTRY_PATH
@@ -100,9 +103,65 @@ int expect_outcome(const RunReport& r, const std::string& expect) {
     return ok ? kExitPassed : kExitFailed;
 }
 
+// `grader calc`: the chapter's models as a calculator. Parameters are model-specific, so they are
+// parsed here rather than by CLI11: --name value (or --name=value); --device, --json, --help.
+int calc_main(const std::vector<std::string>& args) {
+    namespace m = gpulab::models;
+    const std::string usage = "usage: grader calc --list | grader calc MODEL --help | "
+                              "grader calc MODEL [--param value ...] [--device NAME] [--json]\n";
+    if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+        std::cout << usage << "\n" << m::calc_list();
+        return args.empty() ? kExitUsage : kExitPassed;
+    }
+    if (args[0] == "--list") {
+        std::cout << m::calc_list();
+        return kExitPassed;
+    }
+    try {
+        const std::string model = args[0];
+        std::map<std::string, std::string> params;
+        std::optional<std::string> device;
+        bool json = false, help = false;
+        for (std::size_t i = 1; i < args.size(); ++i) {
+            std::string a = args[i];
+            if (a.rfind("--", 0) != 0) throw m::CalcError(model + ": unexpected '" + a + "' (parameters look like --name value)");
+            a = a.substr(2);
+            std::string value;
+            bool has_value = false;
+            if (const auto eq = a.find('='); eq != std::string::npos) {
+                value = a.substr(eq + 1);
+                a = a.substr(0, eq);
+                has_value = true;
+            }
+            if (a == "json") { json = true; continue; }
+            if (a == "help") { help = true; continue; }
+            if (!has_value && i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) value = args[++i];
+            if (a == "device") {
+                if (value.empty()) throw m::CalcError(model + ": missing value for --device");
+                device = value;
+            } else {
+                params[a] = value;
+            }
+        }
+        if (help) {
+            std::cout << m::calc_help(m::calc_model(model));
+            return kExitPassed;
+        }
+        const m::Derivation d = m::calculate(model, params, device);
+        if (json) std::cout << m::to_json(d).dump(2) << "\n";
+        else std::cout << m::to_text(d);
+        return kExitPassed;
+    } catch (const std::exception& e) {
+        std::cerr << "grader calc: " << e.what() << "\n";
+        return kExitUsage;
+    }
+}
+
 int run(int argc, char** argv) {
+    if (argc >= 2 && std::string(argv[1]) == "calc") return calc_main(std::vector<std::string>(argv + 2, argv + argc));
     CLI::App app{"Grades the labs: your answers, and your code's correctness and speed on this GPU.\n"
-                 "With no arguments it grades your current work in every lab."};
+                 "With no arguments it grades your current work in every lab.\n"
+                 "The chapter's models as a calculator: grader calc --list"};
     app.set_version_flag("--version", "grader 0.1.0 (report schema " + std::to_string(kReportSchemaVersion) + ")");
     std::vector<std::string> selectors;
     bool solution = false, list = false, verbose = false, no_build = false, no_colour = false, no_ceilings = false;

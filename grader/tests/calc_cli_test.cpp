@@ -1,0 +1,71 @@
+// `grader calc` end to end: the section 5.1.5 occupancy example, the listing, and parameter errors.
+#include <array>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include "catch_compat.hpp"
+
+namespace {
+
+struct Run {
+    int status = -1;
+    std::string out;
+};
+
+Run grader(const std::string& args) {
+    Run r;
+    const std::string cmd = std::string(GRADER_EXE) + " " + args + " 2>&1";
+    std::unique_ptr<FILE, int (*)(FILE*)> p(popen(cmd.c_str(), "r"), pclose);
+    std::array<char, 4096> buf{};
+    while (std::fgets(buf.data(), buf.size(), p.get())) r.out += buf.data();
+    r.status = WEXITSTATUS(pclose(p.release()));
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("grader calc answers the occupancy example of section 5.1.5", "[calc][e2e]") {
+    const Run r = grader("calc occupancy --device H100 --threads 256 --regs 128 --smem-bytes 98304 --json");
+    REQUIRE(r.status == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["blocks_by_threads"] == 8);
+    CHECK(j["blocks_by_regs"] == 2);
+    CHECK(j["blocks_by_smem"] == 2);
+    CHECK(j["blocks_by_limit"] == 32);
+    CHECK(j["resident_blocks"] == 2);
+    CHECK(j["occupancy"].get<double>() == gpulab::testing::Approx(0.25));
+    CHECK(j["limiter"].get<std::string>().find("reg") != std::string::npos);
+    CHECK(j["limiter"].get<std::string>().find("smem") != std::string::npos);
+}
+
+TEST_CASE("grader calc prints a derivation, a list and per-model help", "[calc][e2e]") {
+    const Run text = grader("calc occupancy --threads 256 --regs 128 --smem-bytes 98304");
+    CHECK(text.status == 0);
+    CHECK(text.out.find("resident_blocks") != std::string::npos);
+    const Run list = grader("calc --list");
+    CHECK(list.status == 0);
+    CHECK(list.out.find("occupancy") != std::string::npos);
+    CHECK(list.out.find("tile-traffic") != std::string::npos);
+    const Run help = grader("calc occupancy --help");
+    CHECK(help.status == 0);
+    CHECK(help.out.find("smem-bytes") != std::string::npos);
+}
+
+TEST_CASE("grader calc rejects bad parameters with one line and a non-zero exit", "[calc][e2e]") {
+    for (const char* args : {"calc occupancy --threads 256 --regs 128 --smem-bytes 98304 --bogus 1",
+                             "calc occupancy --threads --regs 128 --smem-bytes 98304",
+                             "calc occupancy --threads -256 --regs 128 --smem-bytes 98304",
+                             "calc occupancy --regs 128 --smem-bytes 98304",
+                             "calc nosuchmodel",
+                             "calc occupancy --threads 256 --regs 128 --smem-bytes 98304 --device Z80"}) {
+        INFO(args);
+        const Run r = grader(args);
+        CHECK(r.status != 0);
+        CHECK(r.out.rfind("grader calc: ", 0) == 0);
+        CHECK(r.out.find('\n') == r.out.size() - 1);  // one line
+    }
+}
