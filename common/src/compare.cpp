@@ -135,7 +135,8 @@ std::string CompareReport::describe() const {
         const std::size_t i = *first_bad;
         s << "; first at index " << i;
         if (layout.rows > 1 && layout.cols > 0) s << " (row " << i / layout.cols << ", col " << i % layout.cols << ")";
-        s << ": got " << fmt(first_bad_out) << ", expected " << fmt(first_bad_ref);
+        if (first_bad_unwritten) s << ": never written, expected " << fmt(first_bad_ref);
+        else s << ": got " << fmt(first_bad_out) << ", expected " << fmt(first_bad_ref);
     }
     if (unwritten_count > 0) s << "; " << unwritten_count << " never written";
     if (nan_count > 0) s << "; " << nan_count << " NaN";
@@ -206,6 +207,7 @@ CompareReport compare(std::span<const double> out, std::span<const double> ref, 
             r.first_bad = i;
             r.first_bad_out = o;
             r.first_bad_ref = e;
+            r.first_bad_unwritten = never_written;
         }
         if (loc.analysed()) {
             if (in_tail) ++r.bad_in_tail;

@@ -47,6 +47,7 @@ struct CompareReport {
     std::optional<std::size_t> first_bad;  ///< index of the first bad element
     double first_bad_out = 0.0;     ///< output value at first_bad
     double first_bad_ref = 0.0;     ///< reference value at first_bad
+    bool first_bad_unwritten = false;  ///< the element at first_bad still held the poison pattern
     double max_abs_error = 0.0;     ///< over finite elements
     double rel_error_norm = 0.0;    ///< ‖out − ref‖₂ / ‖ref‖₂ (Inf when any output is not finite)
     std::size_t bad_in_tail = 0;    ///< bad elements in the last partial tile row or column
