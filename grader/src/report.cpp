@@ -10,8 +10,11 @@ namespace {
 
 std::string pts(double v) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, std::fabs(v - std::round(v)) < 1e-9 ? "%.0f" : "%.1f", v);
-    return buf;
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+    std::string s = buf;  // at most two decimals, trailing zeros dropped: 5, 1.25, 2.5
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+    return s;
 }
 
 std::string xml_escape(const std::string& s) {
@@ -175,10 +178,10 @@ void print_report(std::ostream& out, const RunReport& r, bool colour, bool verbo
     const char* dim = colour ? "\033[2m" : "";
     for (const LabResult& l : r.labs) {
         out << "\n" << bold << "Lab " << l.id << " — " << l.title << reset << "  (" << r.variant << ")\n";
-        out << "  " << pad("check", 38) << pad("status", 13) << pad("measured", 24) << pad("target", 26) << "points\n";
+        out << "  " << pad("check", 42) << pad("status", 13) << pad("measured", 24) << pad("target", 26) << "points\n";
         for (const CheckResult& c : l.checks) {
             const std::string status = upper(to_string(c.status));
-            out << "  " << pad(c.title.empty() ? c.id : c.title, 38) << (colour ? colour_of(c.status) : "")
+            out << "  " << pad(c.title.empty() ? c.id : c.title, 42) << (colour ? colour_of(c.status) : "")
                 << pad(status, 13) << reset << pad(c.measured, 24) << pad(c.target, 26) << pts(c.points) << "/"
                 << pts(c.max_points) << "\n";
         }

@@ -1,0 +1,94 @@
+// FROZEN: do not edit. Lab 05's answer key: every value comes from the models (labs_models), none is
+// stored. The three Experiment 5-4 questions are answered by running each transformation on inputs that
+// tell the cases apart, as the experiment asks.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "grader/lab.hpp"
+#include "labs/models/fusion.hpp"
+#include "labs/numeric.hpp"
+
+using namespace gpulab::grader;
+namespace models = gpulab::models;
+
+namespace {
+
+constexpr std::int64_t kRows = 1024;   // the running example: M = 1024 tokens
+constexpr std::int64_t kWidth = 12288; // Qwen3-8B FFN width
+constexpr double kMiB = 1024.0 * 1024.0;
+
+double chain_mib(int quant_bytes, const models::ChainSplit& split, bool peak = false) {
+    const models::ChainCost c = models::chain_cost(models::swiglu_chain(kRows, kWidth, 2, quant_bytes), split);
+    return (peak ? c.peak_bytes : c.total_bytes) / kMiB;
+}
+
+// What a transformation changes, judged from one value before and after it: nothing (only the cost),
+// no more than one BF16 step of the value (the rounding), or more (the math).
+std::string classify(double before, double after) {
+    if (before == after) return "cost";
+    const double step = std::ldexp(std::max(std::fabs(before), std::fabs(after)), -7);
+    return std::fabs(before - after) <= step ? "rounding" : "math";
+}
+
+}  // namespace
+
+void register_answers(Lab& lab) {
+    const std::vector<std::string> kinds{"math", "rounding", "cost"};
+    lab.number("example_5_4.bytes_separate_mib", "Example 5-4: MiB read and written by T = SiLU(G) then Z = T*U", 1.25,
+               0.005, [] { return chain_mib(0, models::all_separate(2)); });
+    lab.number("example_5_4.bytes_fused_mib", "Example 5-4: MiB read and written by the fused SiLU*U", 1.25, 0.005,
+               [] { return chain_mib(0, models::all_fused(2)); });
+    lab.number("chain.bytes_all_separate_mib", "Chain with FP8 quantization, three kernels: MiB", 1.25, 0.005,
+               [] { return chain_mib(1, models::all_separate(3)); });
+    lab.number("chain.bytes_first_two_fused_mib", "Chain, SiLU*U fused then quantize: MiB", 1.25, 0.005,
+               [] { return chain_mib(1, {2, 1}); });
+    lab.number("chain.bytes_all_fused_mib", "Chain, all three fused: MiB", 1.25, 0.005,
+               [] { return chain_mib(1, models::all_fused(3)); });
+    lab.number("peak.separate_silu_mib", "Peak device memory of the separate chain (its SiLU step): MiB", 1.25, 0.005,
+               [] { return chain_mib(1, models::all_separate(3), true); });
+    lab.number("peak.all_fused_mib", "Peak device memory of the fully fused chain: MiB", 1.25, 0.005,
+               [] { return chain_mib(1, models::all_fused(3), true); });
+    lab.number("cuts.ten_operator_chain", "Ways to cut a chain of 10 element-wise operators into kernels", 1.25, 0.0,
+               [] { return double(models::chain_split_count(10)); });
+    lab.number("legality.silu_sum_of_parts", "SiLU(1) + SiLU(-1)", 1.25, 0.001,
+               [] { return models::silu(1.0) + models::silu(-1.0); });
+    lab.number("e4m3.whole_row_scale_result", "Example 5-7: the first element after quantizing with the whole row's scale",
+               1.25, 0.001, [] { return models::fp8_row_scale_roundtrip(1.0, 10.0).dequantized; });
+    lab.number("example_5_8.separate_quant_mib", "Example 5-8: MiB with quantization as its own kernel", 1.25, 0.005,
+               [] { return models::quant_gemm_traffic({}).separate_total_bytes / kMiB; });
+    lab.number("example_5_8.fused_quant_mib", "Example 5-8: MiB with quantization fused into the GEMM", 1.25, 0.005,
+               [] { return models::quant_gemm_traffic({}).fused_total_bytes / kMiB; });
+    lab.number("experiment_5_2.min_rows",
+               "Experiment 5-2: fewest rows for which full fusion pays a fixed 5 us overhead at 1792 GB/s", 1.25, 0.0, [] {
+                   const auto one_row = models::swiglu_chain(1, kWidth, 2, 1);
+                   const double saved = models::chain_cost(one_row, models::all_separate(3)).total_bytes -
+                                        models::chain_cost(one_row, models::all_fused(3)).total_bytes;
+                   return double(models::min_rows_to_amortize(saved, 5.0, 1792.0));
+               });
+    lab.choice("experiment_5_4.silu_inside_ko_loop", "Experiment 5-4: SiLU moved inside the ko loop changes the ...",
+               kinds, 1.25, [] {
+                   // Two partial sums of one output, 1 and -1: SiLU of the sum versus the sum of SiLUs.
+                   return classify(models::silu(1.0 + -1.0), models::silu(1.0) + models::silu(-1.0));
+               });
+    lab.choice("experiment_5_4.drop_bf16_rounding", "Experiment 5-4: dropping the BF16 rounding before SiLU changes the ...",
+               kinds, 1.25, [] {
+                   // An FP32 accumulator value that BF16 cannot hold: 1 + 2^-10.
+                   const float acc = 1.0f + std::ldexp(1.0f, -10);
+                   return classify(models::silu(gpulab::round_to_bf16(acc)), models::silu(acc));
+               });
+    lab.choice("experiment_5_4.quant_inside_column_blocks",
+               "Experiment 5-4: quantizing (fixed per-tensor scale) inside each column block changes the ...", kinds, 1.25, [] {
+                   // Example 5-7's row (1 in the first block of 128, 10 in the second) with the lab's fixed
+                   // scale: the whole row at once, versus block by block.
+                   std::vector<float> row(256, 0.0f);
+                   row[0] = 1.0f;
+                   row[128] = 10.0f;
+                   const float scale = 1.0f / 64.0f;
+                   double whole = 0, blocks = 0;
+                   for (std::size_t i = 0; i < row.size(); ++i) whole += gpulab::round_to_e4m3(row[i] / scale);
+                   for (std::size_t b = 0; b < 2; ++b)
+                       for (std::size_t i = 128 * b; i < 128 * (b + 1); ++i) blocks += gpulab::round_to_e4m3(row[i] / scale);
+                   return classify(whole, blocks);
+               });
+}
