@@ -313,11 +313,9 @@ void register_checks(Lab& lab) {
     lab.correctness("memory.silu_mul", "(a) peak memory, M = 1024", 3, [](Context& ctx) { return check_memory(ctx, false); });
     lab.correctness("memory.all_fused", "(b) peak memory, M = 1024", 3, [](Context& ctx) { return check_memory(ctx, true); });
 
-    PerfSpec speedup;
-    speedup.requires_check = "correct.all_fused.m1024";
-    speedup.pass_bar = 1.8;
-    speedup.full_bar = 2.2;
-    speedup.unit = "x baseline";
+    // The byte model says 156/60 = 2.6x; the plain baseline makes the reference measure about 5x on an H200.
+    // The bars sit below the model so that any correct fused kernel clears them; efficiency is graded below.
+    const PerfSpec speedup{.requires_check = "correct.all_fused.m1024", .pass_bar = 1.8, .full_bar = 2.2, .unit = "x baseline"};
     lab.performance("perf.speedup_m1024", "(b) vs 3 kernels, M = 1024", 15, speedup, [](Context& ctx) {
         Case& c = get_case(ctx, shape("m1024"));
         const std::size_t n = c.count();
@@ -350,11 +348,8 @@ void register_checks(Lab& lab) {
         r.message += buf;
         return r;
     });
-    PerfSpec bw;
-    bw.requires_check = "correct.all_fused.m8192";
-    bw.pass_bar = 0.6;
-    bw.full_bar = 0.8;
-    bw.unit = "of copy BW";
+    // The reference reaches about 0.93 of copy bandwidth on an H200.
+    const PerfSpec bw{.requires_check = "correct.all_fused.m8192", .pass_bar = 0.6, .full_bar = 0.8, .unit = "of copy BW"};
     lab.performance("perf.copy_fraction_m8192", "(b) bandwidth, M = 8192 (vs copy)", 15, bw, [](Context& ctx) {
         Case& c = get_case(ctx, shape("m8192"));
         DeviceBuffer<std::uint8_t> q(c.count());
