@@ -166,13 +166,14 @@ int run(int argc, char** argv) {
     std::vector<std::string> selectors;
     bool solution = false, list = false, verbose = false, no_build = false, no_colour = false, no_ceilings = false;
     std::uint64_t seed = 0;
-    std::string json_file, junit_file, only = "all", registry_path = LABS_REGISTRY_PATH, expect;
+    std::string json_file, junit_file, csv_file, only = "all", registry_path = LABS_REGISTRY_PATH, expect;
     double timeout = 300;
     app.add_option("labs", selectors, "Labs to grade, by number or name (e.g. 00, 5, fusion); default: all");
     app.add_flag("--solution", solution, "Grade the reference solutions instead of your work");
     app.add_option("--seed", seed, "Seed for the random inputs (a run prints its seed; pass it to reproduce)");
     app.add_option("--json", json_file, "Also write the report as JSON (schema: docs/report-schema.json)");
     app.add_option("--junit", junit_file, "Also write the report as JUnit XML");
+    app.add_option("--csv", csv_file, "Also write a gradebook CSV (one row per check, one total row per lab)");
     app.add_option("--timeout", timeout, "Seconds each lab process may run before it is killed")->check(CLI::PositiveNumber);
     app.add_option("--only", only, "Grade only the answers or only the code")->check(CLI::IsMember({"all", "answers", "code"}));
     app.add_flag("--list", list, "List the labs and exit");
@@ -248,6 +249,11 @@ int run(int argc, char** argv) {
         std::ofstream f(junit_file);
         f << to_junit(report);
         if (!f) throw std::runtime_error("cannot write " + junit_file);
+    }
+    if (!csv_file.empty()) {
+        std::ofstream f(csv_file);
+        f << to_csv(report);
+        if (!f) throw std::runtime_error("cannot write " + csv_file);
     }
     if (!expect.empty()) return expect_outcome(report, expect);
     return report.all_passed() ? kExitPassed : kExitFailed;

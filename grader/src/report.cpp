@@ -129,6 +129,26 @@ nlohmann::json to_json(const RunReport& r) {
             {"labs", labs}};
 }
 
+std::string to_csv(const RunReport& r) {
+    auto q = [](const std::string& f) {
+        if (f.find_first_of(",\"\n") == std::string::npos) return f;
+        std::string o = "\"";
+        for (char c : f) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+        return o + "\"";
+    };
+    std::ostringstream x;
+    x << "variant,seed,lab,lab_name,check,kind,status,points,max_points,measured,target\n";
+    for (const LabResult& l : r.labs) {
+        for (const CheckResult& c : l.checks)
+            x << r.variant << ',' << r.seed << ',' << l.id << ',' << q(l.name) << ',' << q(c.id) << ',' << to_string(c.kind)
+              << ',' << to_string(c.status) << ',' << pts(c.points) << ',' << pts(c.max_points) << ',' << q(c.measured)
+              << ',' << q(c.target) << '\n';
+        x << r.variant << ',' << r.seed << ',' << l.id << ',' << q(l.name) << ",total,,"
+          << (l.failures.empty() ? "" : "failed") << ',' << pts(l.points()) << ',' << pts(l.max_points()) << ",,\n";
+    }
+    return x.str();
+}
+
 std::string to_junit(const RunReport& r) {
     std::ostringstream x;
     int tests = 0, failures = 0, skipped = 0;

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "catch_compat.hpp"
 #include "grader/orchestrator.hpp"
@@ -167,7 +168,7 @@ TEST_CASE("The grader goes on after a broken lab and exits with the failure code
     std::ofstream(dir / "labs.json") << nlohmann::json{{"labs", labs}, {"ceilings_command", {"sh", "-c", "echo '{\"available\": false, \"reason\": \"no CUDA device: fake\"}'"}}}.dump();
     const std::string cmd = std::string(GRADER_EXE) + " --registry " + (dir / "labs.json").string() +
                             " --no-build --only code --timeout 2 --json " + (dir / "r.json").string() + " --junit " +
-                            (dir / "r.xml").string() + " > " + (dir / "out.txt").string() + " 2>&1";
+                            (dir / "r.xml").string() + " --csv " + (dir / "r.csv").string() + " > " + (dir / "out.txt").string() + " 2>&1";
     const int status = std::system(cmd.c_str());
     REQUIRE(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 1);
@@ -183,6 +184,13 @@ TEST_CASE("The grader goes on after a broken lab and exits with the failure code
     const std::string x((std::istreambuf_iterator<char>(xml)), std::istreambuf_iterator<char>());
     CHECK(contains(x, "<testsuite name=\"lab01_crashes\""));
     CHECK(contains(x, "failures=\"2\""));
+    std::ifstream csv(dir / "r.csv");
+    std::string line;
+    std::vector<std::string> rows;
+    while (std::getline(csv, line)) rows.push_back(line);
+    REQUIRE(rows.size() == 1 + 3 * 2 + 3);  // header, lab 01/02: 2 checks each, lab 03: 2 checks, 3 totals
+    CHECK(rows[0] == "variant,seed,lab,lab_name,check,kind,status,points,max_points,measured,target");
+    CHECK(contains(rows.back(), "03,works,total,,,20,20"));
     std::ifstream out(dir / "out.txt");
     const std::string text((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
     CHECK(contains(text, "Overall: 20/60 points"));

@@ -41,6 +41,11 @@ struct RunReport {
 
 /** @brief The JSON report (see docs/report-schema.json). */
 [[nodiscard]] nlohmann::json to_json(const RunReport& report);
+/**
+ * @brief Gradebook CSV: a header, then one row per check (variant, seed, lab, check, kind, status,
+ * points, max_points, measured, target) and one "total" row per lab. Fields are quoted as RFC 4180 says.
+ */
+[[nodiscard]] std::string to_csv(const RunReport& report);
 /** @brief JUnit XML: one testsuite per lab, one testcase per check. */
 [[nodiscard]] std::string to_junit(const RunReport& report);
 /**
