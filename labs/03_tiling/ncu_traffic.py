@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Measured bytes against the tiling model, for v1's three tiles (Nsight Compute).
+
+    labs/03_tiling/ncu_traffic.py build/labs/03_tiling/lab03_bench [--kernel REGEX] [--ncu PATH]
+
+For each tile (32x32, 64x64, 128x128, k = 32) it takes the model's traffic from the benchmark's own
+counters (models::tile_traffic), then profiles one launch of the v1 kernel with Nsight Compute (caches
+flushed before the launch, clocks left alone) and reads:
+  - L2 -> SM reads: the bytes the SMs fetched from L2 (lts__t_sectors_srcunit_tex_op_read, 32 B a sector):
+    the interface the model counts, where every tile reads its own inputs;
+  - DRAM reads and writes (dram__bytes_read, dram__bytes_write): what got past the 50-60 MB L2, which
+    serves most of the re-reads the model counts.
+Needs permission to read the GPU's performance counters (ERR_NVGPUCTRPERM otherwise: run as root, or set
+the driver option NVreg_RestrictProfilingToAdminUsers=0). --kernel selects the kernel by name (a regular
+expression; default: gemm_v1).
+"""
+import argparse
+import csv
+import io
+import json
+import shutil
+import subprocess
+import sys
+
+TILES = (32, 64, 128)
+METRICS = {
+    "l2_to_sm_read_sectors": "lts__t_sectors_srcunit_tex_op_read.sum",
+    "dram_read_bytes": "dram__bytes_read.sum",
+    "dram_write_bytes": "dram__bytes_write.sum",
+    "time_ns": "gpu__time_duration.sum",
+}
+MIB = 1024.0 * 1024.0
+UNIT = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3, "MB": 1e6, "GB": 1e9, "sector": 1,
+        "nsecond": 1, "usecond": 1e3, "msecond": 1e6, "ns": 1, "us": 1e3, "ms": 1e6, "": 1}
+
+
+def model_traffic(bench):
+    out = subprocess.run([bench, "--benchmark_filter=v1_tile", "--benchmark_min_time=0.001",
+                          "--benchmark_format=json"], capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit("ncu_traffic: the benchmark failed:\n" + out.stderr[-2000:])
+    result = {}
+    for b in json.loads(out.stdout)["benchmarks"]:
+        if b.get("error_occurred") or "traffic_MiB" not in b:
+            continue
+        result[int(b["tile"])] = b["traffic_MiB"]
+    return result
+
+
+def profile(ncu, bench, tile, kernel):
+    cmd = [ncu, "--csv", "--page", "raw", "--clock-control", "none", "--cache-control", "all",
+           "--kernel-name", "regex:" + kernel, "--launch-count", "1",
+           "--metrics", ",".join(METRICS.values()),
+           bench, f"--benchmark_filter=v1_tile<{tile}>", "--benchmark_min_time=0.001"]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    text = out.stdout
+    start = text.find('"ID"')
+    if out.returncode != 0 or start < 0:
+        sys.exit("ncu_traffic: Nsight Compute could not read the counters:\n" + (out.stderr or out.stdout)[-2000:])
+    rows = list(csv.reader(io.StringIO(text[start:])))
+    header, units, values = rows[0], rows[1], rows[2]
+    got = {}
+    for key, metric in METRICS.items():
+        if metric not in header:
+            got[key] = None
+            continue
+        i = header.index(metric)
+        got[key] = float(values[i].replace(",", "")) * UNIT.get(units[i], 1)
+    return got
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("bench", help="path to lab03_bench (or lab03_bench_solution)")
+    ap.add_argument("--kernel", default="gemm_v1", help="regular expression for the v1 kernel's name")
+    ap.add_argument("--ncu", default=shutil.which("ncu") or "ncu", help="Nsight Compute command line")
+    args = ap.parse_args()
+    model = model_traffic(args.bench)
+    print("| tile | model traffic MiB | L2→SM reads MiB | DRAM reads MiB | DRAM writes MiB | kernel µs |")
+    print("|---|---|---|---|---|---|")
+    for tile in TILES:
+        m = profile(args.ncu, args.bench, tile, args.kernel)
+
+        def mib(v, scale=1.0):
+            return "–" if v is None else f"{v * scale / MIB:.0f}"
+
+        us = "–" if m["time_ns"] is None else f"{m['time_ns'] / 1e3:.0f}"
+        print(f"| {tile}×{tile} | {model.get(tile, float('nan')):.0f} | {mib(m['l2_to_sm_read_sectors'], 32)} | "
+              f"{mib(m['dram_read_bytes'])} | {mib(m['dram_write_bytes'])} | {us} |")
+    print("\nThe model counts A and W once per output tile (reads) plus C once (writes); compare it with the")
+    print("L2→SM reads plus the C write (24 MiB). DRAM sees far less: the L2 serves the re-reads.")
+
+
+if __name__ == "__main__":
+    main()

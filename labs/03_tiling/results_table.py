@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Redraws the results tables of labs/03_tiling/README.md from lab03_bench's JSON output.
+
+    build/labs/03_tiling/lab03_bench_solution --benchmark_format=json > bench.json
+    labs/03_tiling/results_table.py bench.json labs/03_tiling/README.md
+
+The tables go between the <!-- results:begin --> and <!-- results:end --> markers; nothing is typed.
+"""
+import json
+import re
+import sys
+
+VARIANTS = [  # benchmark name, what the table calls it
+    ("naive", "naive (one thread per output)"),
+    ("v1", "v1 shared-memory tiles"),
+    ("v2", "v2 register tiles"),
+    ("v3", "v3 tensor cores"),
+    ("fused", "v3 + SiLU fused"),
+    ("v3_then_silu", "v3, then SiLU as its own kernel"),
+    ("cublas", "cuBLAS"),
+]
+
+
+def microseconds(b):
+    return b["real_time"] * {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[b["time_unit"]]
+
+
+def main(bench_path, readme_path):
+    data = json.load(open(bench_path))
+    ctx = data.get("context", {})
+    runs, tiles = {}, {}
+    shape = None
+    for b in data["benchmarks"]:
+        if b.get("run_type") == "aggregate" or b.get("error_occurred"):
+            continue
+        m = re.match(r"run/(\w+)/", b["name"])
+        if m:
+            runs[m.group(1)] = b
+        m = re.match(r"v1_tile<(\d+)>", b["name"])
+        if m:
+            tiles[int(m.group(1))] = b
+        if "M" in b:
+            shape = (int(b["M"]), int(b["K"]), int(b["N"]))
+    if not runs:
+        sys.exit("results_table: no lab03 benchmarks in " + bench_path)
+    lines = []
+    if shape:
+        lines.append(f"C = A·W with M = {shape[0]}, K = {shape[1]}, N = {shape[2]} (BF16 in and out, FP32 accumulation):")
+        lines.append("")
+    lines += ["| variant | µs | TFLOP/s | % of cuBLAS | speed-up over naive |", "|---|---|---|---|---|"]
+    cublas = runs.get("cublas")
+    naive = runs.get("naive")
+    for key, label in VARIANTS:
+        b = runs.get(key)
+        if not b:
+            continue
+        us = microseconds(b)
+        pct = f"{100 * microseconds(cublas) / us:.0f}%" if cublas else "–"
+        speedup = f"{microseconds(naive) / us:.1f}×" if naive else "–"
+        lines.append(f"| {label} | {us:.1f} | {b['TFLOP/s']:.1f} | {pct} | {speedup} |")
+    if tiles:
+        lines += ["", "v1 with three tiles, k = 32 (traffic and local storage from the model, the rest measured):", "",
+                  "| tile | µs | TFLOP/s | model traffic MiB | implied GB/s | model local KiB | smem B/block | regs/thread | blocks/SM |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for t in sorted(tiles):
+            b = tiles[t]
+            lines.append(f"| {t}×{t} | {microseconds(b):.1f} | {b['TFLOP/s']:.1f} | {b['traffic_MiB']:.0f} | "
+                         f"{b['implied_GB/s']:.0f} | {b['local_KiB']:.0f} | {b['smem_B/block']:.0f} | "
+                         f"{b['regs/thread']:.0f} | {b['blocks/SM']:.0f} |")
+    host = ctx.get("host_name", "")
+    lines.append("")
+    lines.append(f"Measured by `lab03_bench` ({ctx.get('date', '')}; L2 flushed before each run"
+                 f"{'; host ' + host if host else ''}).")
+    text = open(readme_path).read()
+    new, n = re.subn(r"(<!-- results:begin -->\n).*?(<!-- results:end -->)",
+                     lambda mm: mm.group(1) + "\n".join(lines) + "\n" + mm.group(2), text, flags=re.S)
+    if n != 1:
+        sys.exit("results_table: markers not found in " + readme_path)
+    open(readme_path, "w").write(new)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])

@@ -1,0 +1,172 @@
+// Lab 03 — THE FILE YOU EDIT. Read labs/03_tiling/README.md first.
+//
+// Goal: C = A·W (A [M, K], W [K, N], C [M, N], row-major BF16, FP32 accumulation) four ways, each graded
+// on its own: v1 shared-memory tiles, v2 register tiles, v3 tensor cores, and v3 with the SiLU epilogue
+// fused after each tile's K loop. Store every output with tiling::round_output (or round_output2), and
+// the fused one with tiling::silu_epilogue (or silu_epilogue2): tiling_math.cuh.
+//
+// Untouched, this file compiles, runs and scores 0: the launchers launch nothing.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "labs/cuda_check.hpp"
+#include "labs/math.hpp"
+#include "ptx.cuh"
+#include "tiling.hpp"
+#include "tiling_math.cuh"
+
+namespace {
+
+using bf16 = __nv_bfloat16;
+using gpulab::ceil_div;
+
+// ---- v1: shared-memory tiles ----------------------------------------------------------------------
+
+constexpr int kV1Threads = 256;  // if you change it, gemm_v1_kernel_info below reports it
+
+// TODO(student) v1: a block computes the (BM, BN) tile of C at rows blockIdx.y·BM, columns blockIdx.x·BN.
+// For each K step of BK: all threads copy the A tile (BM, BK) and the W tile (BK, BN) into __shared__
+// arrays (consecutive threads, consecutive elements of a row; zeros outside the matrices), __syncthreads(),
+// multiply-add from shared memory into FP32 accumulators, __syncthreads(). Then store the tile, guarding
+// rows ≥ M and columns ≥ N. With 256 threads and BN ≤ 256: thread t owns column t % BN and the rows
+// t / BN, t / BN + 256 / BN, ... — static_assert what your indexing assumes.
+template <int BM, int BN, int BK>
+__global__ void __launch_bounds__(kV1Threads)
+    gemm_v1_kernel(const bf16* __restrict__ A, const bf16* __restrict__ W, bf16* __restrict__ C, int M, int N, int K) {
+    (void)A;
+    (void)W;
+    (void)C;
+    (void)M;
+    (void)N;
+    (void)K;
+}
+
+// ---- v2: register tiles -----------------------------------------------------------------------------
+
+// TODO(student) v2: as v1 with a larger tile (the suggested path: BM = BN = 128, BK = 16, 256 threads),
+// but each thread owns a TM × TN block of C (8 × 8). At each k of a K step, load the thread's TM values of
+// A and TN values of W from shared memory into registers (16 bytes each: store the A tile transposed,
+// (BK, BM), so that TM rows at one k are contiguous), then do the TM·TN multiply-adds. Use 16-byte
+// global loads when N % 8 == 0, K % 8 == 0 and the pointers are 16-byte aligned, element-wise loads
+// otherwise (a template flag chosen by the launcher).
+__global__ void gemm_v2_kernel(const bf16* __restrict__ A, const bf16* __restrict__ W, bf16* __restrict__ C, int M,
+                               int N, int K) {
+    (void)A;
+    (void)W;
+    (void)C;
+    (void)M;
+    (void)N;
+    (void)K;
+}
+
+// ---- v3: tensor cores, and the fused epilogue ----------------------------------------------------------
+
+// TODO(student) v3: tensor-core tiles. The suggested path (README, "v3"):
+//  - block tile (128, 256), K step 32, 8 warps as (2, 4), each owning a (64, 64) warp tile of
+//    (4, 8) fragments of mma.sync m16n8k16: float acc[4][8][4];
+//  - tiles copied with ptx::cp_async_16 into a 4-stage ring of dynamic shared memory (96 KiB: opt in with
+//    cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)); zero-fill chunks
+//    outside the matrices (valid = false);
+//  - per K step: ptx::cp_async_wait<stages - 2>(); __syncthreads(); start the copies of step ks + stages - 1
+//    into the buffer computed last; ptx::cp_async_commit(); then, for each 16 of the 32 k, load fragments
+//    with ptx::ldmatrix_x4 (A) and ptx::ldmatrix_x4_trans (W) and issue ptx::mma_bf16_16816;
+//  - swizzle the shared-memory tiles (XOR the 16-byte chunk index with bits of the row) so that the 8 rows
+//    an ldmatrix reads fall into 8 different bank groups;
+//  - epilogue: lane l holds rows l/4 and l/4 + 8, columns 2(l%4) and 2(l%4) + 1 of each fragment; store
+//    pairs with tiling::round_output2 (v3) or tiling::silu_epilogue2 (fused), guarding rows ≥ M.
+// Make the epilogue a template parameter so that v3 and the fused kernel are the same code.
+// WMMA (nvcuda::wmma, 16x16x16 BF16 fragments) is a simpler start that earns the correctness points.
+__global__ void gemm_v3_kernel(const bf16* __restrict__ A, const bf16* __restrict__ W, bf16* __restrict__ C, int M,
+                               int N, int K) {
+    (void)A;
+    (void)W;
+    (void)C;
+    (void)M;
+    (void)N;
+    (void)K;
+}
+
+}  // namespace
+
+// ---- v1 launchers -------------------------------------------------------------------------------------
+
+template <int BM, int BN, int BK>
+void launch_gemm_v1_tiles(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                          cudaStream_t stream) {
+    // TODO(student): launch gemm_v1_kernel<BM, BN, BK> on `stream` with a grid of (⌈N/BN⌉, ⌈M/BM⌉) blocks
+    // of kV1Threads, then LABS_CHECK_LAUNCH(). Do not synchronise.
+    (void)A;
+    (void)W;
+    (void)C;
+    (void)M;
+    (void)N;
+    (void)K;
+    (void)stream;
+}
+
+template <int BM, int BN, int BK>
+KernelInfo gemm_v1_kernel_info() {
+    return {reinterpret_cast<const void*>(&gemm_v1_kernel<BM, BN, BK>), kV1Threads, 0};
+}
+
+// The tiles the experiment sweeps (keep these lines: the checks and the benchmark link against them).
+template void launch_gemm_v1_tiles<32, 32, 32>(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, int, int,
+                                               int, cudaStream_t);
+template void launch_gemm_v1_tiles<64, 64, 32>(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, int, int,
+                                               int, cudaStream_t);
+template void launch_gemm_v1_tiles<128, 128, 32>(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, int, int,
+                                                 int, cudaStream_t);
+template KernelInfo gemm_v1_kernel_info<32, 32, 32>();
+template KernelInfo gemm_v1_kernel_info<64, 64, 32>();
+template KernelInfo gemm_v1_kernel_info<128, 128, 32>();
+
+void launch_gemm_v1(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                    cudaStream_t stream) {
+    launch_gemm_v1_tiles<64, 64, 32>(A, W, C, M, N, K, stream);  // the graded tile: change it if you like
+}
+
+// ---- v2, v3 and fused launchers ------------------------------------------------------------------------
+
+void launch_gemm_v2(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                    cudaStream_t stream) {
+    // TODO(student): launch gemm_v2_kernel on `stream` (choosing the 16-byte or the element-wise path),
+    // then LABS_CHECK_LAUNCH().
+    (void)A;
+    (void)W;
+    (void)C;
+    (void)M;
+    (void)N;
+    (void)K;
+    (void)stream;
+    (void)&gemm_v2_kernel;
+}
+
+void launch_gemm_v3(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                    cudaStream_t stream) {
+    // TODO(student): check the requirements (N % 8 == 0, K % 8 == 0, 16-byte aligned A, W and C; throw
+    // std::invalid_argument otherwise), opt in to the dynamic shared memory once, launch gemm_v3_kernel
+    // on `stream` with a grid of (⌈M/BM⌉, ⌈N/BN⌉) (row blocks fastest: blocks running together share W),
+    // then LABS_CHECK_LAUNCH().
+    (void)A;
+    (void)W;
+    (void)C;
+    (void)M;
+    (void)N;
+    (void)K;
+    (void)stream;
+    (void)&gemm_v3_kernel;
+}
+
+void launch_gemm_silu(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* Y, int M, int N, int K,
+                      cudaStream_t stream) {
+    // TODO(student): the same launch as v3, with the epilogue storing tiling::silu_epilogue2(acc) instead of
+    // tiling::round_output2(acc). It must give the bits of launch_silu(launch_gemm_v3(A, W)).
+    (void)A;
+    (void)W;
+    (void)Y;
+    (void)M;
+    (void)N;
+    (void)K;
+    (void)stream;
+}

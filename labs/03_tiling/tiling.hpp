@@ -1,0 +1,138 @@
+/**
+ * @file tiling.hpp
+ * @brief Lab 03 interface: C = A·W in BF16 with FP32 accumulation, as a naive kernel (the baseline),
+ * shared-memory tiles (v1), register tiles (v2), tensor-core tiles (v3), and v3 with the SiLU
+ * epilogue fused after each tile's K loop.
+ *
+ * FROZEN: do not edit. Every matrix is row-major BF16 in device memory: A is [M, K], W is [K, N],
+ * C (and Y) is [M, N], M, N, K ≥ 1. Each variant accumulates in FP32 and rounds once to BF16 when it
+ * stores (tiling_math.cuh). Every launcher has the same signature, enqueues on `stream` and returns
+ * without synchronising; an unsupported shape throws std::invalid_argument before anything is launched.
+ */
+#pragma once
+
+#include <cstddef>
+
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+// ---- Given: the baseline, a separate SiLU, and cuBLAS (baseline.cu) -----------------------------------
+
+/**
+ * @brief The baseline: one thread per output C[i, j], looping over all of K (section 5.2.1). Every
+ * multiply-add reads both operands from device memory (through the caches). Any M, N, K ≥ 1.
+ * @param A [M, K] input @param W [K, N] weights @param C [M, N] output @param M rows of A and C
+ * @param N columns of W and C @param K reduction length @param stream stream to launch on
+ */
+void launch_gemm_naive(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                       cudaStream_t stream);
+
+/**
+ * @brief The unfused epilogue as its own kernel: Y = round_to_bf16(SiLU(C)), element by element, with
+ * tiling::silu_of_output(). Reads C from device memory and writes Y back (the 48 MiB that fusion saves).
+ * @param C input, @p count BF16 values @param Y output, @p count BF16 values @param count elements
+ * @param stream stream to launch on
+ */
+void launch_silu(const __nv_bfloat16* C, __nv_bfloat16* Y, std::size_t count, cudaStream_t stream);
+
+/**
+ * @brief The reference for speed and results: cuBLAS (cublasGemmEx), BF16 inputs and output, FP32
+ * accumulation (CUBLAS_COMPUTE_32F). Row-major C = A·W is computed as column-major Cᵀ = Wᵀ·Aᵀ.
+ * @param A [M, K] input @param W [K, N] weights @param C [M, N] output @param M rows
+ * @param N columns @param K reduction length @param stream stream to launch on
+ */
+void launch_gemm_cublas(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                        cudaStream_t stream);
+
+// ---- Yours (tiling.cu) -----------------------------------------------------------------------------
+
+/**
+ * @brief v1, shared-memory tiles: a block computes a BM × BN tile of C, walking K in steps of BK; at each
+ * step the block copies an A tile (BM, BK) and a W tile (BK, BN) into shared memory once, and every
+ * thread reads its operands from there. Any M, N, K ≥ 1.
+ *
+ * Defined in tiling.cu as a template with explicit instantiations for the three tiles the experiment
+ * sweeps: <32, 32, 32>, <64, 64, 32> and <128, 128, 32>.
+ * @tparam BM tile rows @tparam BN tile columns @tparam BK K step
+ * @param A [M, K] input @param W [K, N] weights @param C [M, N] output @param M rows
+ * @param N columns @param K reduction length @param stream stream to launch on
+ */
+template <int BM, int BN, int BK>
+void launch_gemm_v1_tiles(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                          cudaStream_t stream);
+
+/// @cond EXPLICIT_INSTANTIATIONS
+extern template void launch_gemm_v1_tiles<32, 32, 32>(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*,
+                                                      int, int, int, cudaStream_t);
+extern template void launch_gemm_v1_tiles<64, 64, 32>(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*,
+                                                      int, int, int, cudaStream_t);
+extern template void launch_gemm_v1_tiles<128, 128, 32>(const __nv_bfloat16*, const __nv_bfloat16*,
+                                                        __nv_bfloat16*, int, int, int, cudaStream_t);
+/// @endcond
+
+/** @brief What a launcher launches, for the occupancy API: the kernel, its block size and its dynamic
+ *  shared memory. */
+struct KernelInfo {
+    const void* kernel = nullptr;   ///< the __global__ function
+    int threads = 0;                ///< threads per block
+    std::size_t dynamic_smem = 0;   ///< dynamic shared memory per block, bytes
+};
+
+/**
+ * @brief The kernel that launch_gemm_v1_tiles<BM, BN, BK> launches (the experiment asks the occupancy
+ * API how many of its blocks fit on one SM). Instantiated for the same three tiles.
+ * @tparam BM tile rows @tparam BN tile columns @tparam BK K step
+ */
+template <int BM, int BN, int BK>
+KernelInfo gemm_v1_kernel_info();
+
+/// @cond EXPLICIT_INSTANTIATIONS
+extern template KernelInfo gemm_v1_kernel_info<32, 32, 32>();
+extern template KernelInfo gemm_v1_kernel_info<64, 64, 32>();
+extern template KernelInfo gemm_v1_kernel_info<128, 128, 32>();
+/// @endcond
+
+/**
+ * @brief v1 as graded: the shared-memory tiling with the tile you choose (the reference uses 64 × 64,
+ * BK = 32). Any M, N, K ≥ 1.
+ * @param A [M, K] input @param W [K, N] weights @param C [M, N] output @param M rows
+ * @param N columns @param K reduction length @param stream stream to launch on
+ */
+void launch_gemm_v1(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                    cudaStream_t stream);
+
+/**
+ * @brief v2, register tiles: as v1, but each thread computes a TM × TN block of C and, at each k, loads
+ * TM values of A and TN values of W from shared memory into registers and does TM·TN multiply-adds with
+ * them (an outer product). Any M, N, K ≥ 1.
+ * @param A [M, K] input @param W [K, N] weights @param C [M, N] output @param M rows
+ * @param N columns @param K reduction length @param stream stream to launch on
+ */
+void launch_gemm_v2(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                    cudaStream_t stream);
+
+/**
+ * @brief v3, tensor-core tiles: each warp computes its part of the block's tile with BF16 tensor-core
+ * instructions (mma.sync or WMMA), FP32 accumulators in registers.
+ *
+ * Requires N % 8 == 0, K % 8 == 0 and 16-byte aligned A, W and C (so that every row starts on a 16-byte
+ * boundary and a 16-byte copy never straddles the end of a row); any M ≥ 1. Otherwise it throws
+ * std::invalid_argument.
+ * @param A [M, K] input @param W [K, N] weights @param C [M, N] output @param M rows
+ * @param N columns (multiple of 8) @param K reduction length (multiple of 8) @param stream stream
+ */
+void launch_gemm_v3(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                    cudaStream_t stream);
+
+/**
+ * @brief v3 with the epilogue of section 5.4.2 fused: Y = round_to_bf16(SiLU(round_to_bf16(A·W))),
+ * computed from each tile's accumulators right after its K loop (tiling::silu_epilogue()); C never
+ * exists in device memory.
+ *
+ * Must give exactly the bits of launch_silu() applied to launch_gemm_v3()'s C: build it from your v3
+ * kernel with only the store changed. Same requirements as launch_gemm_v3().
+ * @param A [M, K] input @param W [K, N] weights @param Y [M, N] output @param M rows
+ * @param N columns (multiple of 8) @param K reduction length (multiple of 8) @param stream stream
+ */
+void launch_gemm_silu(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* Y, int M, int N, int K,
+                      cudaStream_t stream);

@@ -1,0 +1,441 @@
+// Lab 03 — reference solution: C = A·W with shared-memory tiles (v1), register tiles (v2), tensor-core
+// tiles (v3), and v3 with the SiLU epilogue fused after each tile's K loop.
+//
+// Shapes in comments follow CuTe's habit: `// (BM, BK)` is a tile of BM rows and BK columns. Every tile
+// is row-major unless its comment says otherwise. M, N and K are arbitrary unless a launcher says so:
+// out-of-range elements are loaded as zeros (they add nothing to a sum) and never stored.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "labs/cuda_check.hpp"
+#include "labs/math.hpp"
+#include "ptx.cuh"
+#include "tiling.hpp"
+#include "tiling_math.cuh"
+
+namespace {
+
+using bf16 = __nv_bfloat16;
+using gpulab::ceil_div;
+namespace ptx = tiling::ptx;
+
+__device__ __forceinline__ bf16 zero() { return __ushort_as_bfloat16(0); }
+
+void require_shape(const char* who, int M, int N, int K) {
+    if (M < 1 || N < 1 || K < 1) throw std::invalid_argument(std::string(who) + ": M, N and K must be at least 1");
+}
+
+bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0; }
+
+// ================================================================================================
+// v1 — shared-memory tiles. What changed from the naive kernel: a block stages an A tile (BM, BK) and a
+// W tile (BK, BN) in shared memory once per K step, and all its threads read their operands from there.
+// Each element fetched from device memory now serves BN (A) or BM (W) multiply-adds instead of one.
+// ================================================================================================
+
+constexpr int kV1Threads = 256;
+
+template <int BM, int BN, int BK>
+__global__ void __launch_bounds__(kV1Threads)
+    gemm_v1_kernel(const bf16* __restrict__ A, const bf16* __restrict__ W, bf16* __restrict__ C, int M, int N, int K) {
+    // A pass of the block covers kRowStep rows of the tile, one thread per column; each thread owns one
+    // column and kRows rows, kRowStep apart. The W value of its column is the same for all of them.
+    static_assert(BN <= kV1Threads && kV1Threads % BN == 0, "whole tile rows per pass of the block");
+    constexpr int kRowStep = kV1Threads / BN;
+    static_assert(BM % kRowStep == 0, "the passes cover the tile's rows exactly");
+    constexpr int kRows = BM / kRowStep;
+
+    __shared__ bf16 As[BM][BK];  // (BM, BK): As[r][k] = A[m0 + r, k0 + k]
+    __shared__ bf16 Ws[BK][BN];  // (BK, BN): Ws[k][c] = W[k0 + k, n0 + c]
+
+    const int m0 = blockIdx.y * BM;  // the tile: rows m0 .. m0 + BM, columns n0 .. n0 + BN of C
+    const int n0 = blockIdx.x * BN;
+    const int tx = threadIdx.x % BN;  // this thread's column of the tile
+    const int ty = threadIdx.x / BN;  // its first row; the others follow kRowStep apart
+    float acc[kRows] = {};            // (kRows): C[m0 + ty + i·kRowStep, n0 + tx]
+
+    for (int k0 = 0; k0 < K; k0 += BK) {
+        // Stage both tiles. Consecutive threads take consecutive elements of a row: the reads of a warp
+        // are contiguous in device memory, the writes contiguous in shared memory.
+#pragma unroll
+        for (int e = threadIdx.x; e < BM * BK; e += kV1Threads) {
+            const int r = e / BK, k = e % BK;
+            const int gr = m0 + r, gk = k0 + k;
+            As[r][k] = (gr < M && gk < K) ? A[static_cast<std::size_t>(gr) * K + gk] : zero();
+        }
+#pragma unroll
+        for (int e = threadIdx.x; e < BK * BN; e += kV1Threads) {
+            const int k = e / BN, c = e % BN;
+            const int gk = k0 + k, gc = n0 + c;
+            Ws[k][c] = (gk < K && gc < N) ? W[static_cast<std::size_t>(gk) * N + gc] : zero();
+        }
+        __syncthreads();  // the tiles are complete
+
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            const float w = __bfloat162float(Ws[k][tx]);  // 32 lanes, 32 neighbouring columns: one access
+#pragma unroll
+            for (int i = 0; i < kRows; ++i)  // the same row for the whole warp: a broadcast
+                acc[i] += __bfloat162float(As[ty + i * kRowStep][k]) * w;
+        }
+        __syncthreads();  // everyone is done with the tiles before they are overwritten
+    }
+
+    const int col = n0 + tx;
+    if (col >= N) return;
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) {
+        const int row = m0 + ty + i * kRowStep;
+        if (row < M) C[static_cast<std::size_t>(row) * N + col] = tiling::round_output(acc[i]);
+    }
+}
+
+// ================================================================================================
+// v2 — register tiles. What changed from v1: each thread owns a TM × TN block of C. At each k it loads
+// TM values of A and TN values of W from shared memory into registers, 16 bytes at a time, and does
+// TM·TN multiply-adds with them (an outer product): shared-memory reads per multiply-add fall from
+// about one to (TM + TN) / (TM·TN) = 1/4, and the tile grows to 128 × 128.
+// ================================================================================================
+
+constexpr int kV2BM = 128, kV2BN = 128, kV2BK = 16;  // block tile (BM, BN), K step BK
+constexpr int kV2TM = 8, kV2TN = 8;                  // thread tile (TM, TN)
+constexpr int kV2ThreadsN = kV2BN / kV2TN;           // 16 threads across the tile's columns
+constexpr int kV2Threads = (kV2BM / kV2TM) * kV2ThreadsN;  // 16 × 16 = 256
+static_assert(kV2TM == 8 && kV2TN == 8, "a thread's TM (TN) values are one 16-byte word of 8 BF16");
+static_assert(kV2BM * kV2BK == 8 * kV2Threads, "one 16-byte chunk of the A tile per thread");
+static_assert(kV2BK * kV2BN == 8 * kV2Threads, "one 16-byte chunk of the W tile per thread");
+
+// Eight BF16 values moved as one 16-byte word.
+union Pack8 {
+    uint4 raw;
+    bf16 v[8];
+};
+
+// kVec: N % 8 == 0, K % 8 == 0 and 16-byte aligned matrices, so that every aligned group of 8 elements
+// of a row is one 16-byte word, entirely inside or entirely outside the matrix. Otherwise the tiles are
+// staged element by element (correct for any shape, slower; not the graded case).
+template <bool kVec>
+__global__ void __launch_bounds__(kV2Threads)
+    gemm_v2_kernel(const bf16* __restrict__ A, const bf16* __restrict__ W, bf16* __restrict__ C, int M, int N, int K) {
+    constexpr int BM = kV2BM, BN = kV2BN, BK = kV2BK, TM = kV2TM, TN = kV2TN;
+    // A is stored transposed so that a thread's TM rows at one k are contiguous: one 16-byte read.
+    __shared__ __align__(16) bf16 At[BK][BM];  // (BK, BM): At[k][r] = A[m0 + r, k0 + k]
+    __shared__ __align__(16) bf16 Ws[BK][BN];  // (BK, BN): Ws[k][c] = W[k0 + k, n0 + c]
+
+    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    const int tx = threadIdx.x % kV2ThreadsN;  // thread tile column: C columns n0 + TN·tx ..
+    const int ty = threadIdx.x / kV2ThreadsN;  // thread tile row: C rows m0 + TM·ty ..
+    float acc[TM][TN] = {};                    // (TM, TN): C[m0 + TM·ty + i, n0 + TN·tx + j]
+
+    for (int k0 = 0; k0 < K; k0 += BK) {
+        if constexpr (kVec) {
+            {  // A: 128 rows × 2 chunks of 8; thread → (row r, chunk c), transposed into At.
+                const int r = threadIdx.x / (BK / 8), c = threadIdx.x % (BK / 8);
+                const int gr = m0 + r, gk = k0 + 8 * c;
+                Pack8 a;
+                a.raw = make_uint4(0, 0, 0, 0);
+                if (gr < M && gk < K) a.raw = *reinterpret_cast<const uint4*>(A + static_cast<std::size_t>(gr) * K + gk);
+#pragma unroll
+                for (int j = 0; j < 8; ++j) At[8 * c + j][r] = a.v[j];
+            }
+            {  // W: 16 rows × 16 chunks of 8; thread → (row k, chunk c), copied as is.
+                const int k = threadIdx.x / (BN / 8), c = threadIdx.x % (BN / 8);
+                const int gk = k0 + k, gc = n0 + 8 * c;
+                uint4 w = make_uint4(0, 0, 0, 0);
+                if (gk < K && gc < N) w = *reinterpret_cast<const uint4*>(W + static_cast<std::size_t>(gk) * N + gc);
+                *reinterpret_cast<uint4*>(&Ws[k][8 * c]) = w;
+            }
+        } else {
+#pragma unroll
+            for (int e = threadIdx.x; e < BM * BK; e += kV2Threads) {
+                const int r = e / BK, k = e % BK;
+                const int gr = m0 + r, gk = k0 + k;
+                At[k][r] = (gr < M && gk < K) ? A[static_cast<std::size_t>(gr) * K + gk] : zero();
+            }
+#pragma unroll
+            for (int e = threadIdx.x; e < BK * BN; e += kV2Threads) {
+                const int k = e / BN, c = e % BN;
+                const int gk = k0 + k, gc = n0 + c;
+                Ws[k][c] = (gk < K && gc < N) ? W[static_cast<std::size_t>(gk) * N + gc] : zero();
+            }
+        }
+        __syncthreads();
+
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            Pack8 a, w;
+            a.raw = *reinterpret_cast<const uint4*>(&At[k][TM * ty]);  // (TM): A column k, this thread's rows
+            w.raw = *reinterpret_cast<const uint4*>(&Ws[k][TN * tx]);  // (TN): W row k, this thread's columns
+            float af[TM], wf[TN];
+#pragma unroll
+            for (int i = 0; i < TM; ++i) af[i] = __bfloat162float(a.v[i]);
+#pragma unroll
+            for (int j = 0; j < TN; ++j) wf[j] = __bfloat162float(w.v[j]);
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j) acc[i][j] += af[i] * wf[j];
+        }
+        __syncthreads();
+    }
+
+    const int col0 = n0 + TN * tx;
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = m0 + TM * ty + i;
+        if (row >= M) break;
+        bf16* out = C + static_cast<std::size_t>(row) * N;
+        if (kVec && col0 + TN <= N) {  // the whole row of the thread tile in one 16-byte store
+            Pack8 c;
+#pragma unroll
+            for (int j = 0; j < TN; ++j) c.v[j] = tiling::round_output(acc[i][j]);
+            *reinterpret_cast<uint4*>(out + col0) = c.raw;
+        } else {
+#pragma unroll
+            for (int j = 0; j < TN; ++j)
+                if (col0 + j < N) out[col0 + j] = tiling::round_output(acc[i][j]);
+        }
+    }
+}
+
+// ================================================================================================
+// v3 — tensor-core tiles. What changed from v2: the multiply-adds run on tensor cores (mma.sync
+// m16n8k16, BF16 in, FP32 accumulators in registers); each of 8 warps owns a 64 × 64 piece of a 128 × 256
+// block tile; the tiles travel global → shared memory with asynchronous 16-byte copies (cp.async) in a
+// 4-stage pipeline, so three K steps are in flight while one is multiplied; fragments are loaded with
+// ldmatrix from a swizzled layout that keeps shared-memory reads free of bank conflicts.
+// ================================================================================================
+
+namespace v3 {
+
+constexpr int BM = 128, BN = 256, BK = 32;  // block tile (BM, BN), K step BK
+constexpr int kStages = 4;                  // shared-memory buffers: one being read, three being filled
+constexpr int kWarpsM = 2, kWarpsN = 4;     // warps arranged (2, 4) over the block tile
+constexpr int WM = BM / kWarpsM, WN = BN / kWarpsN;  // warp tile (64, 64)
+constexpr int kThreads = 32 * kWarpsM * kWarpsN;     // 256
+constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;     // one mma.sync
+constexpr int kFragsM = WM / kMmaM, kFragsN = WN / kMmaN;  // (4, 8) accumulator fragments per warp
+constexpr int kChunk = 8;                                  // BF16 values per 16-byte copy
+constexpr int kAStage = BM * BK, kWStage = BK * BN;        // elements per stage
+constexpr int kSmemBytes = kStages * (kAStage + kWStage) * static_cast<int>(sizeof(bf16));  // 96 KiB
+
+static_assert(BM % (kWarpsM * kMmaM) == 0 && BN % (kWarpsN * 2 * kMmaN) == 0, "warp tiles of whole fragments");
+static_assert(BK % kMmaK == 0, "K step of whole mma.sync steps");
+static_assert(BK == 32, "the A swizzle below is written for 64-byte rows (4 chunks)");
+static_assert(BN % 64 == 0, "the W swizzle permutes groups of 8 chunks (128 bytes) within a row");
+static_assert((kAStage / kChunk) % kThreads == 0 && (kWStage / kChunk) % kThreads == 0,
+              "each thread copies whole 16-byte chunks of both tiles");
+static_assert(kStages >= 2, "a pipeline needs at least two buffers");
+static_assert(kSmemBytes <= 99 * 1024, "fits the 99 KB a block may use on every GPU of compute capability 8.x-12.x");
+
+// Swizzled shared-memory layouts (element offsets). Row r of the A stage holds BK = 32 BF16, four
+// 16-byte chunks, 64 bytes: two rows share one 128-byte line of the 32 banks. ldmatrix reads one chunk
+// from each of 8 consecutive rows; stored plainly those 8 chunks would fall into 2 bank groups (4-way
+// conflict). Storing chunk c of row r at chunk c ^ ((r / 2) % 4) spreads them over all 8.
+__device__ __forceinline__ int a_offset(int r, int c) { return r * BK + ((c ^ ((r >> 1) & 3)) * kChunk); }
+// Row k of the W stage holds BN = 256 BF16 (512 bytes, 32 chunks); chunk c of row k goes to chunk
+// c ^ (k % 8), so the 8 rows one ldmatrix.trans reads at one chunk hit 8 different bank groups.
+__device__ __forceinline__ int w_offset(int k, int c) { return k * BN + ((c ^ (k & 7)) * kChunk); }
+
+// Starts the copies of K step k0 into one stage: A rows m0.. (BM, BK), W columns n0.. (BK, BN).
+// Out-of-range chunks (rows ≥ M, columns ≥ N, k ≥ K) are zero-filled; N % 8 == K % 8 == 0 makes every
+// chunk entirely inside or entirely outside.
+__device__ __forceinline__ void load_stage(bf16* sA, bf16* sW, const bf16* __restrict__ A, const bf16* __restrict__ W,
+                                           int M, int N, int K, int m0, int n0, int k0) {
+#pragma unroll
+    for (int i = 0; i < kAStage / kChunk / kThreads; ++i) {  // 2 chunks of A per thread
+        const int q = threadIdx.x + i * kThreads;
+        const int r = q / (BK / kChunk), c = q % (BK / kChunk);
+        const int gr = m0 + r, gk = k0 + c * kChunk;
+        const bool valid = gr < M && gk < K;
+        ptx::cp_async_16(sA + a_offset(r, c), valid ? A + static_cast<std::size_t>(gr) * K + gk : A, valid);
+    }
+#pragma unroll
+    for (int i = 0; i < kWStage / kChunk / kThreads; ++i) {  // 4 chunks of W per thread
+        const int q = threadIdx.x + i * kThreads;
+        const int k = q / (BN / kChunk), c = q % (BN / kChunk);
+        const int gk = k0 + k, gc = n0 + c * kChunk;
+        const bool valid = gk < K && gc < N;
+        ptx::cp_async_16(sW + w_offset(k, c), valid ? W + static_cast<std::size_t>(gk) * N + gc : W, valid);
+    }
+}
+
+// One warp's share of one stage: acc (64, 64) += A stage rows wm.. (64, BK) · W stage columns wn.. (BK, 64).
+__device__ __forceinline__ void mma_stage(float (&acc)[kFragsM][kFragsN][4], const bf16* sA, const bf16* sW, int wm,
+                                          int wn, int lane) {
+#pragma unroll
+    for (int kk = 0; kk < BK / kMmaK; ++kk) {
+        std::uint32_t a[kFragsM][4];  // (4) fragments of (16, 16): rows wm + 16·mi .., k 16·kk ..
+        std::uint32_t b[kFragsN][2];  // (8) fragments of (16, 8): k 16·kk .., columns wn + 8·ni ..
+#pragma unroll
+        for (int mi = 0; mi < kFragsM; ++mi) {
+            // Lane l addresses row l % 16 of the fragment, chunk l / 16 (k 0-7 or 8-15 of this step).
+            const int r = wm + mi * kMmaM + (lane & 15);
+            const int c = kk * (kMmaK / kChunk) + (lane >> 4);
+            ptx::ldmatrix_x4(a[mi], sA + a_offset(r, c));
+        }
+#pragma unroll
+        for (int nj = 0; nj < kFragsN / 2; ++nj) {
+            // One ldmatrix.trans fills two B fragments (16 columns): lane l addresses k row l % 16,
+            // column chunk l / 16; registers 0-1 are the first fragment, 2-3 the second.
+            const int k = kk * kMmaK + (lane & 15);
+            const int c = (wn + nj * 2 * kMmaN) / kChunk + (lane >> 4);
+            std::uint32_t t[4];
+            ptx::ldmatrix_x4_trans(t, sW + w_offset(k, c));
+            b[2 * nj][0] = t[0];
+            b[2 * nj][1] = t[1];
+            b[2 * nj + 1][0] = t[2];
+            b[2 * nj + 1][1] = t[3];
+        }
+#pragma unroll
+        for (int mi = 0; mi < kFragsM; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < kFragsN; ++ni) ptx::mma_bf16_16816(acc[mi][ni], a[mi], b[ni][0], b[ni][1]);
+    }
+}
+
+enum class Epilogue { store, silu };
+
+// Grid: x walks the row blocks (fastest), y the column blocks, so the blocks running at the same time
+// share W column strips and all of A stays in L2.
+template <Epilogue kEpilogue>
+__global__ void __launch_bounds__(kThreads, 1)
+    gemm_v3_kernel(const bf16* __restrict__ A, const bf16* __restrict__ W, bf16* __restrict__ C, int M, int N, int K) {
+    extern __shared__ __align__(128) unsigned char smem[];
+    bf16* const sA = reinterpret_cast<bf16*>(smem);  // (kStages, BM, BK), swizzled
+    bf16* const sW = sA + kStages * kAStage;         // (kStages, BK, BN), swizzled
+
+    const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wm = (warp / kWarpsN) * WM;  // the warp tile: rows m0 + wm .., columns n0 + wn ..
+    const int wn = (warp % kWarpsN) * WN;
+
+    float acc[kFragsM][kFragsN][4] = {};  // (4, 8) fragments of (16, 8) FP32: the warp tile (64, 64)
+
+    const int k_steps = ceil_div(K, BK);
+    // Prologue: start K steps 0 .. kStages-2, one commit group each (empty groups keep the count uniform).
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) {
+        if (s < k_steps) load_stage(sA + s * kAStage, sW + s * kWStage, A, W, M, N, K, m0, n0, s * BK);
+        ptx::cp_async_commit();
+    }
+    for (int ks = 0; ks < k_steps; ++ks) {
+        // Groups committed so far: kStages - 1 + ks. Leaving kStages - 2 in flight means step ks is here
+        // (for this thread's copies; the barrier then covers everyone's). The barrier also says every warp
+        // is done with step ks - 1, whose buffer the next copy overwrites.
+        ptx::cp_async_wait<kStages - 2>();
+        __syncthreads();
+        const int next = ks + kStages - 1;
+        if (next < k_steps) {
+            const int s = next % kStages;
+            load_stage(sA + s * kAStage, sW + s * kWStage, A, W, M, N, K, m0, n0, next * BK);
+        }
+        ptx::cp_async_commit();
+        const int s = ks % kStages;
+        mma_stage(acc, sA + s * kAStage, sW + s * kWStage, wm, wn, lane);
+    }
+    ptx::cp_async_wait<0>();  // nothing real is left in flight; leave no copy behind
+
+    // Epilogue, right after the K loop: each lane holds rows g and g + 8, columns 2t and 2t + 1 of every
+    // fragment (g = lane / 4, t = lane % 4). N is even, so a pair is inside C or entirely outside it.
+    const int g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int mi = 0; mi < kFragsM; ++mi) {
+#pragma unroll
+        for (int ni = 0; ni < kFragsN; ++ni) {
+            const int col = n0 + wn + ni * kMmaN + 2 * t;
+            if (col >= N) continue;
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                const int row = m0 + wm + mi * kMmaM + g + 8 * half;
+                if (row >= M) continue;
+                const float lo = acc[mi][ni][2 * half], hi = acc[mi][ni][2 * half + 1];
+                __nv_bfloat162 v;
+                if constexpr (kEpilogue == Epilogue::silu) v = tiling::silu_epilogue2(lo, hi);
+                else v = tiling::round_output2(lo, hi);
+                *reinterpret_cast<__nv_bfloat162*>(C + static_cast<std::size_t>(row) * N + col) = v;
+            }
+        }
+    }
+}
+
+template <Epilogue kEpilogue>
+void launch(const char* who, const bf16* A, const bf16* W, bf16* C, int M, int N, int K, cudaStream_t stream) {
+    require_shape(who, M, N, K);
+    if (N % 8 != 0 || K % 8 != 0)
+        throw std::invalid_argument(std::string(who) + ": N and K must be multiples of 8 (got N = " +
+                                    std::to_string(N) + ", K = " + std::to_string(K) + ")");
+    if (!aligned16(A) || !aligned16(W) || !aligned16(C))
+        throw std::invalid_argument(std::string(who) + ": A, W and C must be 16-byte aligned");
+    static const bool smem_ok = [] {  // above 48 KiB a kernel must opt in to its dynamic shared memory
+        CUDA_CHECK(cudaFuncSetAttribute(gemm_v3_kernel<kEpilogue>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        kSmemBytes));
+        return true;
+    }();
+    (void)smem_ok;
+    const dim3 grid(ceil_div(M, BM), ceil_div(N, BN));
+    gemm_v3_kernel<kEpilogue><<<grid, kThreads, kSmemBytes, stream>>>(A, W, C, M, N, K);
+    LABS_CHECK_LAUNCH();
+}
+
+}  // namespace v3
+
+}  // namespace
+
+// ---- v1 ------------------------------------------------------------------------------------------
+
+template <int BM, int BN, int BK>
+void launch_gemm_v1_tiles(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                          cudaStream_t stream) {
+    require_shape("launch_gemm_v1", M, N, K);
+    const dim3 grid(ceil_div(N, BN), ceil_div(M, BM));
+    gemm_v1_kernel<BM, BN, BK><<<grid, kV1Threads, 0, stream>>>(A, W, C, M, N, K);
+    LABS_CHECK_LAUNCH();
+}
+
+template <int BM, int BN, int BK>
+KernelInfo gemm_v1_kernel_info() {
+    return {reinterpret_cast<const void*>(&gemm_v1_kernel<BM, BN, BK>), kV1Threads, 0};
+}
+
+// The tiles the experiment sweeps (keep these lines: the checks and the benchmark link against them).
+template void launch_gemm_v1_tiles<32, 32, 32>(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, int, int,
+                                               int, cudaStream_t);
+template void launch_gemm_v1_tiles<64, 64, 32>(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, int, int,
+                                               int, cudaStream_t);
+template void launch_gemm_v1_tiles<128, 128, 32>(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, int, int,
+                                                 int, cudaStream_t);
+template KernelInfo gemm_v1_kernel_info<32, 32, 32>();
+template KernelInfo gemm_v1_kernel_info<64, 64, 32>();
+template KernelInfo gemm_v1_kernel_info<128, 128, 32>();
+
+void launch_gemm_v1(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                    cudaStream_t stream) {
+    launch_gemm_v1_tiles<64, 64, 32>(A, W, C, M, N, K, stream);  // the chapter's tile
+}
+
+// ---- v2 ------------------------------------------------------------------------------------------
+
+void launch_gemm_v2(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                    cudaStream_t stream) {
+    require_shape("launch_gemm_v2", M, N, K);
+    const dim3 grid(ceil_div(N, kV2BN), ceil_div(M, kV2BM));
+    if (N % 8 == 0 && K % 8 == 0 && aligned16(A) && aligned16(W) && aligned16(C))
+        gemm_v2_kernel<true><<<grid, kV2Threads, 0, stream>>>(A, W, C, M, N, K);
+    else
+        gemm_v2_kernel<false><<<grid, kV2Threads, 0, stream>>>(A, W, C, M, N, K);
+    LABS_CHECK_LAUNCH();
+}
+
+// ---- v3 and the fused epilogue ---------------------------------------------------------------------
+
+void launch_gemm_v3(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                    cudaStream_t stream) {
+    v3::launch<v3::Epilogue::store>("launch_gemm_v3", A, W, C, M, N, K, stream);
+}
+
+void launch_gemm_silu(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* Y, int M, int N, int K,
+                      cudaStream_t stream) {
+    v3::launch<v3::Epilogue::silu>("launch_gemm_silu", A, W, Y, M, N, K, stream);
+}
