@@ -75,12 +75,13 @@ __device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], const v
 }
 
 /**
- * @brief D += A·B on one 16 × 8 × 16 tile: BF16 inputs, FP32 accumulators (4096 FLOP per warp).
+ * @brief D += A·B on one 16 × 8 × 16 tile: BF16 inputs, FP32 accumulators (4096 FLOP per warp). It
+ * touches registers only, so it is not `volatile`: the compiler may schedule it freely around the loads.
  * @param d accumulators (C in, D out) @param a A fragment @param b0 first B register @param b1 second
  */
 __device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
                                                std::uint32_t b1) {
-    asm volatile(
+    asm(
         "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
         "{%0, %1, %2, %3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])

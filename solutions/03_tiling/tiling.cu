@@ -261,19 +261,23 @@ __device__ __forceinline__ void load_stage(bf16* sA, bf16* sW, const bf16* __res
     }
 }
 
-// One warp's share of one stage: acc (64, 64) += A stage rows wm.. (64, BK) · W stage columns wn.. (BK, 64).
-__device__ __forceinline__ void mma_stage(float (&acc)[kFragsM][kFragsN][4], const bf16* sA, const bf16* sW, int wm,
-                                          int wn, int lane) {
+// A warp's fragments of one stage, for all BK / 16 steps of 16 k.
+struct Fragments {
+    static constexpr int kSteps = BK / kMmaK;
+    std::uint32_t a[kSteps][kFragsM][4];  // per 16 k: (4) fragments of (16, 16), rows wm + 16·mi ..
+    std::uint32_t b[kSteps][kFragsN][2];  // per 16 k: (8) fragments of (16, 8), columns wn + 8·ni ..
+};
+
+// Loads the warp's fragments of one stage: A rows wm.. (64, BK), W columns wn.. (BK, 64).
+__device__ __forceinline__ void load_fragments(Fragments& f, const bf16* sA, const bf16* sW, int wm, int wn, int lane) {
 #pragma unroll
-    for (int kk = 0; kk < BK / kMmaK; ++kk) {
-        std::uint32_t a[kFragsM][4];  // (4) fragments of (16, 16): rows wm + 16·mi .., k 16·kk ..
-        std::uint32_t b[kFragsN][2];  // (8) fragments of (16, 8): k 16·kk .., columns wn + 8·ni ..
+    for (int kk = 0; kk < Fragments::kSteps; ++kk) {
 #pragma unroll
         for (int mi = 0; mi < kFragsM; ++mi) {
             // Lane l addresses row l % 16 of the fragment, chunk l / 16 (k 0-7 or 8-15 of this step).
             const int r = wm + mi * kMmaM + (lane & 15);
             const int c = kk * (kMmaK / kChunk) + (lane >> 4);
-            ptx::ldmatrix_x4(a[mi], sA + a_offset(r, c));
+            ptx::ldmatrix_x4(f.a[kk][mi], sA + a_offset(r, c));
         }
 #pragma unroll
         for (int nj = 0; nj < kFragsN / 2; ++nj) {
@@ -283,16 +287,23 @@ __device__ __forceinline__ void mma_stage(float (&acc)[kFragsM][kFragsN][4], con
             const int c = (wn + nj * 2 * kMmaN) / kChunk + (lane >> 4);
             std::uint32_t t[4];
             ptx::ldmatrix_x4_trans(t, sW + w_offset(k, c));
-            b[2 * nj][0] = t[0];
-            b[2 * nj][1] = t[1];
-            b[2 * nj + 1][0] = t[2];
-            b[2 * nj + 1][1] = t[3];
+            f.b[kk][2 * nj][0] = t[0];
+            f.b[kk][2 * nj][1] = t[1];
+            f.b[kk][2 * nj + 1][0] = t[2];
+            f.b[kk][2 * nj + 1][1] = t[3];
         }
+    }
+}
+
+// The warp tile (64, 64) += its A fragments (64, BK) · its W fragments (BK, 64): 64 mma.sync.
+__device__ __forceinline__ void multiply(float (&acc)[kFragsM][kFragsN][4], const Fragments& f) {
+#pragma unroll
+    for (int kk = 0; kk < Fragments::kSteps; ++kk)
 #pragma unroll
         for (int mi = 0; mi < kFragsM; ++mi)
 #pragma unroll
-            for (int ni = 0; ni < kFragsN; ++ni) ptx::mma_bf16_16816(acc[mi][ni], a[mi], b[ni][0], b[ni][1]);
-    }
+            for (int ni = 0; ni < kFragsN; ++ni)
+                ptx::mma_bf16_16816(acc[mi][ni], f.a[kk][mi], f.b[kk][ni][0], f.b[kk][ni][1]);
 }
 
 enum class Epilogue { store, silu };
@@ -326,14 +337,17 @@ __global__ void __launch_bounds__(kThreads, 1)
         // is done with step ks - 1, whose buffer the next copy overwrites.
         ptx::cp_async_wait<kStages - 2>();
         __syncthreads();
+        // Fragments first, so that their loads are in flight while this thread issues its copies.
+        const int s = ks % kStages;
+        Fragments f;
+        load_fragments(f, sA + s * kAStage, sW + s * kWStage, wm, wn, lane);
         const int next = ks + kStages - 1;
         if (next < k_steps) {
-            const int s = next % kStages;
-            load_stage(sA + s * kAStage, sW + s * kWStage, A, W, M, N, K, m0, n0, next * BK);
+            const int sn = next % kStages;
+            load_stage(sA + sn * kAStage, sW + sn * kWStage, A, W, M, N, K, m0, n0, next * BK);
         }
         ptx::cp_async_commit();
-        const int s = ks % kStages;
-        mma_stage(acc, sA + s * kAStage, sW + s * kWStage, wm, wn, lane);
+        multiply(acc, f);
     }
     ptx::cp_async_wait<0>();  // nothing real is left in flight; leave no copy behind
 
