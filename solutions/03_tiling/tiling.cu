@@ -28,6 +28,20 @@ void require_shape(const char* who, int M, int N, int K) {
 
 bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0; }
 
+// Stages the (ROWS, COLS) tile at (r0, c0) of a row-major [rows, cols] matrix element by element, zeros
+// outside the matrix: element (r, c) of the tile goes to at(r, c). Consecutive threads take consecutive
+// elements of a row, so a warp's reads are contiguous in device memory.
+template <int ROWS, int COLS, int THREADS, typename At>
+__device__ __forceinline__ void stage_tile(const bf16* __restrict__ src, int rows, int cols, int r0, int c0, At at) {
+    static_assert((ROWS * COLS) % THREADS == 0, "the tile is staged in whole passes of the block");
+#pragma unroll
+    for (int e = threadIdx.x; e < ROWS * COLS; e += THREADS) {
+        const int r = e / COLS, c = e % COLS;
+        const bool inside = r0 + r < rows && c0 + c < cols;
+        at(r, c) = inside ? src[static_cast<std::size_t>(r0 + r) * cols + c0 + c] : zero();
+    }
+}
+
 // ================================================================================================
 // v1 — shared-memory tiles. What changed from the naive kernel: a block stages an A tile (BM, BK) and a
 // W tile (BK, BN) in shared memory once per K step, and all its threads read their operands from there.
@@ -56,20 +70,9 @@ __global__ void __launch_bounds__(kV1Threads)
     float acc[kRows] = {};            // (kRows): C[m0 + ty + i·kRowStep, n0 + tx]
 
     for (int k0 = 0; k0 < K; k0 += BK) {
-        // Stage both tiles. Consecutive threads take consecutive elements of a row: the reads of a warp
-        // are contiguous in device memory, the writes contiguous in shared memory.
-#pragma unroll
-        for (int e = threadIdx.x; e < BM * BK; e += kV1Threads) {
-            const int r = e / BK, k = e % BK;
-            const int gr = m0 + r, gk = k0 + k;
-            As[r][k] = (gr < M && gk < K) ? A[static_cast<std::size_t>(gr) * K + gk] : zero();
-        }
-#pragma unroll
-        for (int e = threadIdx.x; e < BK * BN; e += kV1Threads) {
-            const int k = e / BN, c = e % BN;
-            const int gk = k0 + k, gc = n0 + c;
-            Ws[k][c] = (gk < K && gc < N) ? W[static_cast<std::size_t>(gk) * N + gc] : zero();
-        }
+        // Stage both tiles (rows of the A tile are contiguous in shared memory, like those of A).
+        stage_tile<BM, BK, kV1Threads>(A, M, K, m0, k0, [&](int r, int k) -> bf16& { return As[r][k]; });
+        stage_tile<BK, BN, kV1Threads>(W, K, N, k0, n0, [&](int k, int c) -> bf16& { return Ws[k][c]; });
         __syncthreads();  // the tiles are complete
 
 #pragma unroll
@@ -147,18 +150,8 @@ __global__ void __launch_bounds__(kV2Threads)
                 *reinterpret_cast<uint4*>(&Ws[k][8 * c]) = w;
             }
         } else {
-#pragma unroll
-            for (int e = threadIdx.x; e < BM * BK; e += kV2Threads) {
-                const int r = e / BK, k = e % BK;
-                const int gr = m0 + r, gk = k0 + k;
-                At[k][r] = (gr < M && gk < K) ? A[static_cast<std::size_t>(gr) * K + gk] : zero();
-            }
-#pragma unroll
-            for (int e = threadIdx.x; e < BK * BN; e += kV2Threads) {
-                const int k = e / BN, c = e % BN;
-                const int gk = k0 + k, gc = n0 + c;
-                Ws[k][c] = (gk < K && gc < N) ? W[static_cast<std::size_t>(gk) * N + gc] : zero();
-            }
+            stage_tile<BM, BK, kV2Threads>(A, M, K, m0, k0, [&](int r, int k) -> bf16& { return At[k][r]; });
+            stage_tile<BK, BN, kV2Threads>(W, K, N, k0, n0, [&](int k, int c) -> bf16& { return Ws[k][c]; });
         }
         __syncthreads();
 
