@@ -47,17 +47,22 @@ def model_traffic(bench):
     return result
 
 
-def profile(ncu, bench, tile, kernel):
+def run_ncu(ncu, bench, tile, kernel, metrics):
     cmd = [ncu, "--csv", "--page", "raw", "--clock-control", "none", "--cache-control", "all",
-           "--kernel-name", "regex:" + kernel, "--launch-count", "1",
-           "--metrics", ",".join(METRICS.values()),
+           "--kernel-name", "regex:" + kernel, "--launch-count", "1", "--metrics", ",".join(metrics),
            bench, f"--benchmark_filter=v1_tile<{tile}>", "--benchmark_min_time=0.001"]
     out = subprocess.run(cmd, capture_output=True, text=True)
-    text = out.stdout
-    start = text.find('"ID"')
-    if out.returncode != 0 or start < 0:
-        sys.exit("ncu_traffic: Nsight Compute could not read the counters:\n" + (out.stderr or out.stdout)[-2000:])
-    rows = list(csv.reader(io.StringIO(text[start:])))
+    start = out.stdout.find('"ID"')
+    return (out.stdout[start:] if out.returncode == 0 and start >= 0 else None), (out.stderr or out.stdout)
+
+
+def profile(ncu, bench, tile, kernel):
+    text, log = run_ncu(ncu, bench, tile, kernel, METRICS.values())
+    if text is None:  # an older GPU or Nsight Compute may lack the L2 metric: DRAM and time only
+        text, log = run_ncu(ncu, bench, tile, kernel, [METRICS[k] for k in ("dram_read_bytes", "dram_write_bytes", "time_ns")])
+    if text is None:
+        sys.exit("ncu_traffic: Nsight Compute could not read the counters:\n" + log[-2000:])
+    rows = list(csv.reader(io.StringIO(text)))
     header, units, values = rows[0], rows[1], rows[2]
     got = {}
     for key, metric in METRICS.items():
