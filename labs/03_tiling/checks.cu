@@ -327,14 +327,16 @@ void register_checks(Lab& lab) {
         });
     }
 
-    // Bars are provisional until calibrated on the H200 (see the handout's table of results): the naive
-    // kernel is the baseline of v1 and v2, cuBLAS BF16 the ceiling of v3. The reference must clear each
-    // full bar with room.
-    const PerfSpec v1{.requires_check = check_id(Variant::v1, kFull), .pass_bar = 1.5, .full_bar = 2.5, .unit = "x naive"};
+    // Bars are PROVISIONAL until measured on the H200 (the handout's results table): they come from
+    // instruction-count estimates. The naive kernel needs about two L1 requests per multiply-add; v1 about
+    // one shared-memory read (≈ 2× the naive rate); v2 an eighth of a read and a quarter of a conversion
+    // (≈ 5×); the reference v3 is meant to reach at least half of cuBLAS. Each full bar sits below the
+    // reference's expected ratio, so that any correct kernel of the handout's design clears it.
+    const PerfSpec v1{.requires_check = check_id(Variant::v1, kFull), .pass_bar = 1.2, .full_bar = 1.5, .unit = "x naive"};
     lab.performance("perf.v1_speedup", "v1 speed-up over naive", 9, v1, [](Context& ctx) {
         return timed_ratio(ctx, &launch_gemm_naive, "naive", &launch_gemm_v1, "lab03 v1 vs naive");
     });
-    const PerfSpec v2{.requires_check = check_id(Variant::v2, kFull), .pass_bar = 4.0, .full_bar = 7.0, .unit = "x naive"};
+    const PerfSpec v2{.requires_check = check_id(Variant::v2, kFull), .pass_bar = 2.5, .full_bar = 4.0, .unit = "x naive"};
     lab.performance("perf.v2_speedup", "v2 speed-up over naive", 9, v2, [](Context& ctx) {
         return timed_ratio(ctx, &launch_gemm_naive, "naive", &launch_gemm_v2, "lab03 v2 vs naive");
     });
