@@ -110,7 +110,6 @@ std::vector<double> cpu_reference(const std::vector<std::uint16_t>& a, const std
                                   int k, const std::vector<std::size_t>& rows) {
     std::vector<double> out(rows.size() * n, 0.0);
     const auto work = [&](std::size_t first, std::size_t last) {
-        std::vector<double> wrow(n);
         for (std::size_t ri = first; ri < last; ++ri) {
             double* o = &out[ri * n];
             const std::uint16_t* arow = &a[rows[ri] * k];
