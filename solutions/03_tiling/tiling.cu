@@ -215,18 +215,24 @@ constexpr int kSmemBytes = kStages * (kAStage + kWStage) * static_cast<int>(size
 
 static_assert(BM % (kWarpsM * kMmaM) == 0 && BN % (kWarpsN * 2 * kMmaN) == 0, "warp tiles of whole fragments");
 static_assert(BK % kMmaK == 0, "K step of whole mma.sync steps");
-static_assert(BK == 32, "the A swizzle below is written for 64-byte rows (4 chunks)");
 static_assert(BN % 64 == 0, "the W swizzle permutes groups of 8 chunks (128 bytes) within a row");
 static_assert((kAStage / kChunk) % kThreads == 0 && (kWStage / kChunk) % kThreads == 0,
               "each thread copies whole 16-byte chunks of both tiles");
 static_assert(kStages >= 2, "a pipeline needs at least two buffers");
 static_assert(kSmemBytes <= 99 * 1024, "fits the 99 KB a block may use on every GPU of compute capability 8.x-12.x");
 
-// Swizzled shared-memory layouts (element offsets). Row r of the A stage holds BK = 32 BF16, four
-// 16-byte chunks, 64 bytes: two rows share one 128-byte line of the 32 banks. ldmatrix reads one chunk
-// from each of 8 consecutive rows; stored plainly those 8 chunks would fall into 2 bank groups (4-way
-// conflict). Storing chunk c of row r at chunk c ^ ((r / 2) % 4) spreads them over all 8.
-__device__ __forceinline__ int a_offset(int r, int c) { return r * BK + ((c ^ ((r >> 1) & 3)) * kChunk); }
+// Swizzled shared-memory layouts (element offsets). The 32 banks serve one 128-byte line per round, eight
+// 16-byte chunks. ldmatrix reads one chunk from each of 8 consecutive rows: stored plainly, rows of 64
+// bytes (A: BK = 32, 4 chunks) put those 8 chunks into 2 bank groups (a 4-way conflict), rows of 512
+// bytes (W) all into 1 (8-way). XOR-ing the chunk index with the row's position among its 8 neighbours
+// sends the 8 chunks to 8 different bank groups, with no padding. A: chunk c of row r goes to chunk
+// c ^ ((r / kARowsPerLine) % kAChunks).
+constexpr int kAChunks = BK / kChunk;          // 16-byte chunks per A row: 4
+constexpr int kARowsPerLine = 8 / kAChunks;    // A rows per 128-byte line of the banks: 2
+static_assert(kAChunks == 4 || kAChunks == 8, "the A swizzle covers rows of 64 or 128 bytes (BK = 32 or 64)");
+__device__ __forceinline__ int a_offset(int r, int c) {
+    return r * BK + ((c ^ ((r / kARowsPerLine) % kAChunks)) * kChunk);
+}
 // Row k of the W stage holds BN = 256 BF16 (512 bytes, 32 chunks); chunk c of row k goes to chunk
 // c ^ (k % 8), so the 8 rows one ldmatrix.trans reads at one chunk hit 8 different bank groups.
 __device__ __forceinline__ int w_offset(int k, int c) { return k * BN + ((c ^ (k & 7)) * kChunk); }
