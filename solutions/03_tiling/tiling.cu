@@ -260,49 +260,44 @@ __device__ __forceinline__ void load_stage(bf16* sA, bf16* sW, const bf16* __res
     }
 }
 
-// A warp's fragments of one stage, for all BK / 16 steps of 16 k.
+// A warp's fragments for 16 k of a stage.
 struct Fragments {
-    static constexpr int kSteps = BK / kMmaK;
-    std::uint32_t a[kSteps][kFragsM][4];  // per 16 k: (4) fragments of (16, 16), rows wm + 16·mi ..
-    std::uint32_t b[kSteps][kFragsN][2];  // per 16 k: (8) fragments of (16, 8), columns wn + 8·ni ..
+    std::uint32_t a[kFragsM][4];  // (4) fragments of (16, 16): rows wm + 16·mi .., k 16·kk ..
+    std::uint32_t b[kFragsN][2];  // (8) fragments of (16, 8): k 16·kk .., columns wn + 8·ni ..
 };
+constexpr int kSteps = BK / kMmaK;  // mma.sync steps of 16 k per stage
 
-// Loads the warp's fragments of one stage: A rows wm.. (64, BK), W columns wn.. (BK, 64).
-__device__ __forceinline__ void load_fragments(Fragments& f, const bf16* sA, const bf16* sW, int wm, int wn, int lane) {
+// Loads the warp's fragments of step kk of a stage: A rows wm.. (64, 16), W columns wn.. (16, 64).
+__device__ __forceinline__ void load_fragments(Fragments& f, const bf16* sA, const bf16* sW, int wm, int wn, int lane,
+                                               int kk) {
 #pragma unroll
-    for (int kk = 0; kk < Fragments::kSteps; ++kk) {
+    for (int mi = 0; mi < kFragsM; ++mi) {
+        // Lane l addresses row l % 16 of the fragment, chunk l / 16 (k 0-7 or 8-15 of this step).
+        const int r = wm + mi * kMmaM + (lane & 15);
+        const int c = kk * (kMmaK / kChunk) + (lane >> 4);
+        ptx::ldmatrix_x4(f.a[mi], sA + a_offset(r, c));
+    }
 #pragma unroll
-        for (int mi = 0; mi < kFragsM; ++mi) {
-            // Lane l addresses row l % 16 of the fragment, chunk l / 16 (k 0-7 or 8-15 of this step).
-            const int r = wm + mi * kMmaM + (lane & 15);
-            const int c = kk * (kMmaK / kChunk) + (lane >> 4);
-            ptx::ldmatrix_x4(f.a[kk][mi], sA + a_offset(r, c));
-        }
-#pragma unroll
-        for (int nj = 0; nj < kFragsN / 2; ++nj) {
-            // One ldmatrix.trans fills two B fragments (16 columns): lane l addresses k row l % 16,
-            // column chunk l / 16; registers 0-1 are the first fragment, 2-3 the second.
-            const int k = kk * kMmaK + (lane & 15);
-            const int c = (wn + nj * 2 * kMmaN) / kChunk + (lane >> 4);
-            std::uint32_t t[4];
-            ptx::ldmatrix_x4_trans(t, sW + w_offset(k, c));
-            f.b[kk][2 * nj][0] = t[0];
-            f.b[kk][2 * nj][1] = t[1];
-            f.b[kk][2 * nj + 1][0] = t[2];
-            f.b[kk][2 * nj + 1][1] = t[3];
-        }
+    for (int nj = 0; nj < kFragsN / 2; ++nj) {
+        // One ldmatrix.trans fills two B fragments (16 columns): lane l addresses k row l % 16, column
+        // chunk l / 16; registers 0-1 are the first fragment, 2-3 the second.
+        const int k = kk * kMmaK + (lane & 15);
+        const int c = (wn + nj * 2 * kMmaN) / kChunk + (lane >> 4);
+        std::uint32_t t[4];
+        ptx::ldmatrix_x4_trans(t, sW + w_offset(k, c));
+        f.b[2 * nj][0] = t[0];
+        f.b[2 * nj][1] = t[1];
+        f.b[2 * nj + 1][0] = t[2];
+        f.b[2 * nj + 1][1] = t[3];
     }
 }
 
-// The warp tile (64, 64) += its A fragments (64, BK) · its W fragments (BK, 64): 64 mma.sync.
+// The warp tile (64, 64) += its A fragments (64, 16) · its W fragments (16, 64): 32 mma.sync.
 __device__ __forceinline__ void multiply(float (&acc)[kFragsM][kFragsN][4], const Fragments& f) {
 #pragma unroll
-    for (int kk = 0; kk < Fragments::kSteps; ++kk)
+    for (int mi = 0; mi < kFragsM; ++mi)
 #pragma unroll
-        for (int mi = 0; mi < kFragsM; ++mi)
-#pragma unroll
-            for (int ni = 0; ni < kFragsN; ++ni)
-                ptx::mma_bf16_16816(acc[mi][ni], f.a[kk][mi], f.b[kk][ni][0], f.b[kk][ni][1]);
+        for (int ni = 0; ni < kFragsN; ++ni) ptx::mma_bf16_16816(acc[mi][ni], f.a[mi], f.b[ni][0], f.b[ni][1]);
 }
 
 enum class Epilogue { store, silu };
@@ -336,17 +331,25 @@ __global__ void __launch_bounds__(kThreads, 1)
         // is done with step ks - 1, whose buffer the next copy overwrites.
         ptx::cp_async_wait<kStages - 2>();
         __syncthreads();
-        // Fragments first, so that their loads are in flight while this thread issues its copies.
-        const int s = ks % kStages;
-        Fragments f;
-        load_fragments(f, sA + s * kAStage, sW + s * kWStage, wm, wn, lane);
-        const int next = ks + kStages - 1;
-        if (next < k_steps) {
-            const int sn = next % kStages;
-            load_stage(sA + sn * kAStage, sW + sn * kWStage, A, W, M, N, K, m0, n0, next * BK);
+        // Within the stage, fragments are double-buffered: the loads of step kk + 1 are in flight while the
+        // mma.sync of step kk run; the copies of a later K step are issued once the first loads are out.
+        const bf16* a_stage = sA + (ks % kStages) * kAStage;
+        const bf16* w_stage = sW + (ks % kStages) * kWStage;
+        Fragments f[2];
+        load_fragments(f[0], a_stage, w_stage, wm, wn, lane, 0);
+#pragma unroll
+        for (int kk = 0; kk < kSteps; ++kk) {
+            if (kk + 1 < kSteps) load_fragments(f[(kk + 1) % 2], a_stage, w_stage, wm, wn, lane, kk + 1);
+            if (kk == 0) {
+                const int next = ks + kStages - 1;
+                if (next < k_steps) {
+                    const int sn = next % kStages;
+                    load_stage(sA + sn * kAStage, sW + sn * kWStage, A, W, M, N, K, m0, n0, next * BK);
+                }
+                ptx::cp_async_commit();
+            }
+            multiply(acc, f[kk % 2]);
         }
-        ptx::cp_async_commit();
-        multiply(acc, f);
     }
     ptx::cp_async_wait<0>();  // nothing real is left in flight; leave no copy behind
 
