@@ -7,8 +7,12 @@
 The tables go between the <!-- results:begin --> and <!-- results:end --> markers; nothing is typed.
 """
 import json
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common", "scripts"))
+import handout_table  # noqa: E402
 
 VARIANTS = [  # benchmark name, what the table calls it
     ("naive", "naive (one thread per output)"),
@@ -67,17 +71,8 @@ def main(bench_path, readme_path):
             lines.append(f"| {t}×{t} | {microseconds(b):.1f} | {b['TFLOP/s']:.1f} | {b['traffic_MiB']:.0f} | "
                          f"{b['implied_GB/s']:.0f} | {b['local_KiB']:.0f} | {b['smem_B/block']:.0f} | "
                          f"{b['regs/thread']:.0f} | {b['blocks/SM']:.0f} |")
-    host = ctx.get("host_name", "")
-    lines.append("")
-    lines.append(f"Measured by `lab03_bench` ({ctx.get('date', '')}; L2 flushed before each run"
-                 f"{'; host ' + host if host else ''}).")
-    text = open(readme_path).read()
-    new, n = re.subn(r"(<!-- results:begin -->\n).*?(<!-- results:end -->)",
-                     lambda mm: mm.group(1) + "\n".join(lines) + "\n" + mm.group(2), text, flags=re.S)
-    if n != 1:
-        sys.exit("results_table: markers not found in " + readme_path)
-    open(readme_path, "w").write(new)
-    print("\n".join(lines))
+    lines += ["", handout_table.measured_by("lab03_bench", ctx)]
+    handout_table.write_results(readme_path, lines)
 
 
 if __name__ == "__main__":

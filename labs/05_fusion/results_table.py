@@ -7,8 +7,12 @@
 The table goes between the <!-- results:begin --> and <!-- results:end --> markers; nothing is typed.
 """
 import json
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common", "scripts"))
+import handout_table  # noqa: E402
 
 
 def main(bench_path, readme_path):
@@ -40,17 +44,8 @@ def main(bench_path, readme_path):
             continue
         lines.append(f"| {m_rows} | {sep[0]:.1f} | {two[0]:.1f} | {one[0]:.1f} | {one[1]:.0f} | "
                      f"{100 * one[1] / copy:.0f}% | {sep[0] / one[0]:.2f}× |")
-    host = ctx.get("host_name", "")
-    lines.append("")
-    lines.append(f"Measured by `lab05_bench` ({ctx.get('date', '')}; copy bandwidth {copy:.0f} GB/s, read + write;"
-                 f" L2 flushed before each run{'; host ' + host if host else ''}).")
-    text = open(readme_path).read()
-    new, n = re.subn(r"(<!-- results:begin -->\n).*?(<!-- results:end -->)",
-                     lambda mm: mm.group(1) + "\n".join(lines) + "\n" + mm.group(2), text, flags=re.S)
-    if n != 1:
-        sys.exit("results_table: markers not found in " + readme_path)
-    open(readme_path, "w").write(new)
-    print("\n".join(lines))
+    lines += ["", handout_table.measured_by("lab05_bench", ctx, f"copy bandwidth {copy:.0f} GB/s, read + write")]
+    handout_table.write_results(readme_path, lines)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,23 @@
+"""Shared by the labs' results_table.py scripts: writes a table regenerated from a benchmark's JSON
+between the <!-- results:begin --> and <!-- results:end --> markers of a handout, so that no result
+in a handout is typed by hand."""
+import re
+import sys
+
+
+def measured_by(bench, context, extra=""):
+    """The closing line under a table: which benchmark, when, where."""
+    host = context.get("host_name", "")
+    return (f"Measured by `{bench}` ({context.get('date', '')}{'; ' + extra if extra else ''}; "
+            f"L2 flushed before each run{'; host ' + host if host else ''}).")
+
+
+def write_results(readme_path, lines):
+    """Replaces what stands between the markers of readme_path with lines, and prints them."""
+    text = open(readme_path).read()
+    new, n = re.subn(r"(<!-- results:begin -->\n).*?(<!-- results:end -->)",
+                     lambda m: m.group(1) + "\n".join(lines) + "\n" + m.group(2), text, flags=re.S)
+    if n != 1:
+        sys.exit("results_table: the results markers are not in " + readme_path)
+    open(readme_path, "w").write(new)
+    print("\n".join(lines))
