@@ -326,11 +326,11 @@ void register_checks(Lab& lab) {
         });
     }
 
-    // Bars are PROVISIONAL until measured on the H200 (the handout's results table): they come from
-    // instruction-count estimates. The naive kernel needs about two L1 requests per multiply-add; v1 about
-    // one shared-memory read (≈ 2× the naive rate); v2 an eighth of a read and a quarter of a conversion
-    // (≈ 5×); the reference v3 is meant to reach at least half of cuBLAS. Each full bar sits below the
-    // reference's expected ratio, so that any correct kernel of the handout's design clears it.
+    // Bars, set from the reference on an H200 (handout's results table, docs/performance-log.md): it
+    // measures v1 2.4x and v2 6.7x over naive, v3 0.57 of cuBLAS. Each full bar sits well below that, so a
+    // correct kernel of the handout's design clears it; each pass bar marks a real step (v1: tiles reuse
+    // what the naive kernel fetches twice; v2: register tiles clearly beyond v1; v3: tensor cores
+    // clearly beyond CUDA cores, which top out near 0.08 of cuBLAS BF16).
     const PerfSpec v1{.requires_check = check_id(Variant::v1, kFull), .pass_bar = 1.2, .full_bar = 1.5, .unit = "x naive"};
     lab.performance("perf.v1_speedup", "v1 speed-up over naive", 9, v1, [](Context& ctx) {
         return timed_ratio(ctx, &launch_gemm_naive, "naive", &launch_gemm_v1, "lab03 v1 vs naive");

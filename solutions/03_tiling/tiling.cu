@@ -198,6 +198,13 @@ __global__ void __launch_bounds__(kV2Threads)
 // block tile; the tiles travel global → shared memory with asynchronous 16-byte copies (cp.async) in a
 // 4-stage pipeline, so three K steps are in flight while one is multiplied; fragments are loaded with
 // ldmatrix from a swizzled layout that keeps shared-memory reads free of bank conflicts.
+//
+// Three things take it from about a third to over half of cuBLAS on an H200 (docs/performance-log.md):
+// the fragments of the next K step are loaded while the last mma.sync of this one run (the barrier moves
+// before the last step of a stage, not after it); every address a thread needs is computed once, before
+// the K loop, and the stage loop is unrolled so each stage's offset is a constant in the instruction; and
+// shapes of whole tiles take a path with no bounds checks. Two warps per scheduler leave nothing else to
+// hide latency with: every instruction that is not an mma.sync has to earn its place.
 // ================================================================================================
 
 namespace v3 {
@@ -212,13 +219,15 @@ constexpr int kFragsM = WM / kMmaM, kFragsN = WN / kMmaN;  // (4, 8) accumulator
 constexpr int kChunk = 8;                                  // BF16 values per 16-byte copy
 constexpr int kAStage = BM * BK, kWStage = BK * BN;        // elements per stage
 constexpr int kSmemBytes = kStages * (kAStage + kWStage) * static_cast<int>(sizeof(bf16));  // 96 KiB
+constexpr int kSteps = BK / kMmaK;  // mma.sync steps of 16 k per stage
 
 static_assert(BM % (kWarpsM * kMmaM) == 0 && BN % (kWarpsN * 2 * kMmaN) == 0, "warp tiles of whole fragments");
 static_assert(BK % kMmaK == 0, "K step of whole mma.sync steps");
 static_assert(BN % 64 == 0, "the W swizzle permutes groups of 8 chunks (128 bytes) within a row");
 static_assert((kAStage / kChunk) % kThreads == 0 && (kWStage / kChunk) % kThreads == 0,
               "each thread copies whole 16-byte chunks of both tiles");
-static_assert(kStages >= 2, "a pipeline needs at least two buffers");
+static_assert(kStages >= 3, "the next stage's fragments are loaded while this one's are used: three buffers");
+static_assert((kStages * kSteps) % 2 == 0, "fragment buffers alternate; a pass over the stages must end even");
 static_assert(kSmemBytes <= 99 * 1024, "fits the 99 KB a block may use on every GPU of compute capability 8.x-12.x");
 
 // Swizzled shared-memory layouts (element offsets). The 32 banks serve one 128-byte line per round, eight
@@ -230,61 +239,101 @@ static_assert(kSmemBytes <= 99 * 1024, "fits the 99 KB a block may use on every 
 constexpr int kAChunks = BK / kChunk;          // 16-byte chunks per A row: 4
 constexpr int kARowsPerLine = 8 / kAChunks;    // A rows per 128-byte line of the banks: 2
 static_assert(kAChunks == 4 || kAChunks == 8, "the A swizzle covers rows of 64 or 128 bytes (BK = 32 or 64)");
-__device__ __forceinline__ int a_offset(int r, int c) {
+__host__ __device__ constexpr int a_offset(int r, int c) {
     return r * BK + ((c ^ ((r / kARowsPerLine) % kAChunks)) * kChunk);
 }
 // Row k of the W stage holds BN = 256 BF16 (512 bytes, 32 chunks); chunk c of row k goes to chunk
 // c ^ (k % 8), so the 8 rows one ldmatrix.trans reads at one chunk hit 8 different bank groups.
-__device__ __forceinline__ int w_offset(int k, int c) { return k * BN + ((c ^ (k & 7)) * kChunk); }
+__host__ __device__ constexpr int w_offset(int k, int c) { return k * BN + ((c ^ (k & 7)) * kChunk); }
 
-// Starts the copies of K step k0 into one stage: A rows m0.. (BM, BK), W columns n0.. (BK, BN).
-// Out-of-range chunks (rows ≥ M, columns ≥ N, k ≥ K) are zero-filled; N % 8 == K % 8 == 0 makes every
-// chunk entirely inside or entirely outside.
-__device__ __forceinline__ void load_stage(bf16* sA, bf16* sW, const bf16* __restrict__ A, const bf16* __restrict__ W,
-                                           int M, int N, int K, int m0, int n0, int k0) {
-#pragma unroll
-    for (int i = 0; i < kAStage / kChunk / kThreads; ++i) {  // 2 chunks of A per thread
-        const int q = threadIdx.x + i * kThreads;
-        const int r = q / (BK / kChunk), c = q % (BK / kChunk);
-        const int gr = m0 + r, gk = k0 + c * kChunk;
-        const bool valid = gr < M && gk < K;
-        ptx::cp_async_16(sA + a_offset(r, c), valid ? A + static_cast<std::size_t>(gr) * K + gk : A, valid);
+// Which 16-byte chunks of a stage this thread copies, and from where: chunk i of the thread is number
+// threadIdx.x + i·kThreads of the tile, row by row, so a warp's copies are contiguous in device memory.
+// Its A chunks are kARowStep rows apart, its W chunks kWRowStep rows apart, always in the same column:
+// the swizzle (which depends on the row only modulo 8) is the same for all of them, so one shared-memory
+// offset and one device pointer per matrix, computed once, serve the whole K loop.
+constexpr int kAChunksPerThread = kAStage / kChunk / kThreads;  // 2
+constexpr int kWChunksPerThread = kWStage / kChunk / kThreads;  // 4
+constexpr int kARowStep = kThreads / kAChunks;                  // 64 rows between a thread's A chunks
+constexpr int kWRowStep = kThreads / (BN / kChunk);             // 8 rows between its W chunks
+static_assert(kARowStep % (8 * kARowsPerLine) == 0 && kWRowStep % 8 == 0, "a thread's chunks share one swizzle");
+
+// kWhole: M, N and K are multiples of BM, BN and BK, so no copy needs a bounds check.
+template <bool kWhole>
+struct StageCopier {
+    const bf16* a_src;       // A[m0 + row, column]: this thread's first A chunk at k = 0
+    const bf16* w_src;       // W[row, n0 + column]: its first W chunk at k = 0
+    const bf16* A;           // base pointers: the (unread) source of a zero-filled chunk
+    const bf16* W;
+    int M, N, K;
+    int a_row, a_k;          // its A chunks: rows a_row + i·kARowStep of the tile, k a_k .. a_k + 7
+    int w_row, w_col;        // its W chunks: k rows w_row + i·kWRowStep, columns w_col .. w_col + 7
+    int a_dst, w_dst;        // their shared-memory offsets in a stage (the first chunk; the rest follow)
+    bool w_col_ok;
+
+    __device__ StageCopier(const bf16* A_, const bf16* W_, int M_, int N_, int K_, int m0, int n0)
+        : A(A_), W(W_), M(M_), N(N_), K(K_) {
+        const int t = threadIdx.x;
+        a_row = m0 + t / kAChunks;
+        a_k = (t % kAChunks) * kChunk;
+        w_row = t / (BN / kChunk);
+        w_col = n0 + (t % (BN / kChunk)) * kChunk;
+        a_src = A + static_cast<std::size_t>(a_row) * K + a_k;
+        w_src = W + static_cast<std::size_t>(w_row) * N + w_col;
+        a_dst = a_offset(t / kAChunks, t % kAChunks);
+        w_dst = w_offset(w_row, t % (BN / kChunk));
+        w_col_ok = w_col < N;
     }
+
+    // Starts the copies of the K step at k0 into stage buffers sA (BM, BK) and sW (BK, BN). With bounds
+    // checks, out-of-range chunks are zero-filled: N % 8 == K % 8 == 0 makes every chunk entirely inside
+    // or entirely outside the matrix.
+    __device__ __forceinline__ void operator()(bf16* sA, bf16* sW, int k0) const {
 #pragma unroll
-    for (int i = 0; i < kWStage / kChunk / kThreads; ++i) {  // 4 chunks of W per thread
-        const int q = threadIdx.x + i * kThreads;
-        const int k = q / (BN / kChunk), c = q % (BN / kChunk);
-        const int gk = k0 + k, gc = n0 + c * kChunk;
-        const bool valid = gk < K && gc < N;
-        ptx::cp_async_16(sW + w_offset(k, c), valid ? W + static_cast<std::size_t>(gk) * N + gc : W, valid);
+        for (int i = 0; i < kAChunksPerThread; ++i) {
+            const bool ok = kWhole || (a_row + i * kARowStep < M && k0 + a_k < K);
+            const bf16* src = a_src + static_cast<std::size_t>(i) * kARowStep * K + k0;
+            ptx::cp_async_16(sA + a_dst + i * kARowStep * BK, ok ? src : A, ok);
+        }
+#pragma unroll
+        for (int i = 0; i < kWChunksPerThread; ++i) {
+            const bool ok = kWhole || (w_col_ok && k0 + w_row + i * kWRowStep < K);
+            const bf16* src = w_src + (static_cast<std::size_t>(k0) + i * kWRowStep) * N;
+            ptx::cp_async_16(sW + w_dst + i * kWRowStep * BN, ok ? src : W, ok);
+        }
     }
-}
+};
 
 // A warp's fragments for 16 k of a stage.
 struct Fragments {
     std::uint32_t a[kFragsM][4];  // (4) fragments of (16, 16): rows wm + 16·mi .., k 16·kk ..
     std::uint32_t b[kFragsN][2];  // (8) fragments of (16, 8): k 16·kk .., columns wn + 8·ni ..
 };
-constexpr int kSteps = BK / kMmaK;  // mma.sync steps of 16 k per stage
+
+// Where this lane's ldmatrix rows are in a stage, computed once. For A, lane l addresses row l % 16 of
+// each (16, 16) fragment at chunk l / 16 (k 0-7 or 8-15 of the step); fragment mi adds 16·mi rows, which
+// leaves the swizzle unchanged, so only the step kk needs its own offset. For W, one ldmatrix.trans fills
+// two B fragments (16 columns): lane l addresses k row l % 16 at column chunk l / 16; step kk adds 16
+// rows (swizzle unchanged), so only the 4 column pairs need their own offsets.
+struct FragmentOffsets {
+    int a[kSteps];
+    int w[kFragsN / 2];
+    __device__ FragmentOffsets(int wm, int wn, int lane) {
+#pragma unroll
+        for (int kk = 0; kk < kSteps; ++kk) a[kk] = a_offset(wm + (lane & 15), kk * (kMmaK / kChunk) + (lane >> 4));
+#pragma unroll
+        for (int nj = 0; nj < kFragsN / 2; ++nj) w[nj] = w_offset(lane & 15, (wn + nj * 2 * kMmaN) / kChunk + (lane >> 4));
+    }
+};
 
 // Loads the warp's fragments of step kk of a stage: A rows wm.. (64, 16), W columns wn.. (16, 64).
-__device__ __forceinline__ void load_fragments(Fragments& f, const bf16* sA, const bf16* sW, int wm, int wn, int lane,
+__device__ __forceinline__ void load_fragments(Fragments& f, const bf16* sA, const bf16* sW, const FragmentOffsets& o,
                                                int kk) {
 #pragma unroll
-    for (int mi = 0; mi < kFragsM; ++mi) {
-        // Lane l addresses row l % 16 of the fragment, chunk l / 16 (k 0-7 or 8-15 of this step).
-        const int r = wm + mi * kMmaM + (lane & 15);
-        const int c = kk * (kMmaK / kChunk) + (lane >> 4);
-        ptx::ldmatrix_x4(f.a[mi], sA + a_offset(r, c));
-    }
+    for (int mi = 0; mi < kFragsM; ++mi) ptx::ldmatrix_x4(f.a[mi], sA + o.a[kk] + mi * kMmaM * BK);
 #pragma unroll
     for (int nj = 0; nj < kFragsN / 2; ++nj) {
-        // One ldmatrix.trans fills two B fragments (16 columns): lane l addresses k row l % 16, column
-        // chunk l / 16; registers 0-1 are the first fragment, 2-3 the second.
-        const int k = kk * kMmaK + (lane & 15);
-        const int c = (wn + nj * 2 * kMmaN) / kChunk + (lane >> 4);
-        std::uint32_t t[4];
-        ptx::ldmatrix_x4_trans(t, sW + w_offset(k, c));
+        std::uint32_t t[4];  // registers 0-1: fragment 2·nj, registers 2-3: fragment 2·nj + 1
+        ptx::ldmatrix_x4_trans(t, sW + o.w[nj] + kk * kMmaK * BN);
         f.b[2 * nj][0] = t[0];
         f.b[2 * nj][1] = t[1];
         f.b[2 * nj + 1][0] = t[2];
@@ -304,7 +353,7 @@ enum class Epilogue { store, silu };
 
 // Grid: x walks the row blocks (fastest), y the column blocks, so the blocks running at the same time
 // share W column strips and all of A stays in L2.
-template <Epilogue kEpilogue>
+template <Epilogue kEpilogue, bool kWhole>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_v3_kernel(const bf16* __restrict__ A, const bf16* __restrict__ W, bf16* __restrict__ C, int M, int N, int K) {
     extern __shared__ __align__(128) unsigned char smem[];
@@ -316,39 +365,52 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int wm = (warp / kWarpsN) * WM;  // the warp tile: rows m0 + wm .., columns n0 + wn ..
     const int wn = (warp % kWarpsN) * WN;
 
+    const StageCopier<kWhole> copy_stage(A, W, M, N, K, m0, n0);
+    const FragmentOffsets offsets(wm, wn, lane);
     float acc[kFragsM][kFragsN][4] = {};  // (4, 8) fragments of (16, 8) FP32: the warp tile (64, 64)
 
     const int k_steps = ceil_div(K, BK);
-    // Prologue: start K steps 0 .. kStages-2, one commit group each (empty groups keep the count uniform).
+    // Prologue: start K steps 0 .. kStages-2 into stages 0 .. kStages-2, one commit group each (empty
+    // groups keep the count uniform), wait for step 0 and load its first fragments.
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) {
-        if (s < k_steps) load_stage(sA + s * kAStage, sW + s * kWStage, A, W, M, N, K, m0, n0, s * BK);
+        if (s < k_steps) copy_stage(sA + s * kAStage, sW + s * kWStage, s * BK);
         ptx::cp_async_commit();
     }
-    for (int ks = 0; ks < k_steps; ++ks) {
-        // Groups committed so far: kStages - 1 + ks. Leaving kStages - 2 in flight means step ks is here
-        // (for this thread's copies; the barrier then covers everyone's). The barrier also says every warp
-        // is done with step ks - 1, whose buffer the next copy overwrites.
-        ptx::cp_async_wait<kStages - 2>();
-        __syncthreads();
-        // Within the stage, fragments are double-buffered: the loads of step kk + 1 are in flight while the
-        // mma.sync of step kk run; the copies of a later K step are issued once the first loads are out.
-        const bf16* a_stage = sA + (ks % kStages) * kAStage;
-        const bf16* w_stage = sW + (ks % kStages) * kWStage;
-        Fragments f[2];
-        load_fragments(f[0], a_stage, w_stage, wm, wn, lane, 0);
+    ptx::cp_async_wait<kStages - 2>();
+    __syncthreads();
+    Fragments f[2];  // double-buffered: f[(step + 1) % 2] loads while f[step % 2] multiplies
+    load_fragments(f[0], sA, sW, offsets, 0);
+
+    // K step ks lives in stage ks % kStages. The stage loop is unrolled, so every stage offset below is a
+    // compile-time constant; the outer loop makes passes over the kStages buffers.
+    for (int ks0 = 0; ks0 < k_steps; ks0 += kStages) {
 #pragma unroll
-        for (int kk = 0; kk < kSteps; ++kk) {
-            if (kk + 1 < kSteps) load_fragments(f[(kk + 1) % 2], a_stage, w_stage, wm, wn, lane, kk + 1);
-            if (kk == 0) {
-                const int next = ks + kStages - 1;
-                if (next < k_steps) {
-                    const int sn = next % kStages;
-                    load_stage(sA + sn * kAStage, sW + sn * kWStage, A, W, M, N, K, m0, n0, next * BK);
+        for (int s = 0; s < kStages; ++s) {
+            const int ks = ks0 + s;
+            if (ks >= k_steps) break;
+#pragma unroll
+            for (int kk = 0; kk < kSteps; ++kk) {
+                const int step = s * kSteps + kk;  // position in the pass: fixes which fragment buffer
+                if (kk == kSteps - 1) {
+                    // Before loading step ks + 1's first fragments: groups committed so far are
+                    // kStages - 1 + (ks + 1); leaving kStages - 2 in flight means step ks + 1 is here (for
+                    // this thread's copies; the barrier covers everyone's). The barrier also says every
+                    // warp has loaded all its fragments of step ks - 1, whose buffer is refilled next.
+                    ptx::cp_async_wait<kStages - 2>();
+                    __syncthreads();
                 }
-                ptx::cp_async_commit();
+                const int next_s = kk == kSteps - 1 ? (s + 1) % kStages : s;
+                load_fragments(f[(step + 1) % 2], sA + next_s * kAStage, sW + next_s * kWStage, offsets,
+                               (kk + 1) % kSteps);
+                if (kk == 0) {  // refill the buffer of step ks - 1 with step ks + kStages - 1
+                    const int next = ks + kStages - 1;
+                    const int refill = (s + kStages - 1) % kStages;
+                    if (next < k_steps) copy_stage(sA + refill * kAStage, sW + refill * kWStage, next * BK);
+                    ptx::cp_async_commit();
+                }
+                multiply(acc, f[step % 2]);
             }
-            multiply(acc, f[kk % 2]);
         }
     }
     ptx::cp_async_wait<0>();  // nothing real is left in flight; leave no copy behind
@@ -361,11 +423,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int ni = 0; ni < kFragsN; ++ni) {
             const int col = n0 + wn + ni * kMmaN + 2 * t;
-            if (col >= N) continue;
+            if (!kWhole && col >= N) continue;
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
                 const int row = m0 + wm + mi * kMmaM + g + 8 * half;
-                if (row >= M) continue;
+                if (!kWhole && row >= M) continue;
                 const float lo = acc[mi][ni][2 * half], hi = acc[mi][ni][2 * half + 1];
                 __nv_bfloat162 v;
                 if constexpr (kEpilogue == Epilogue::silu) v = tiling::silu_epilogue2(lo, hi);
@@ -376,6 +438,19 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
 }
 
+template <Epilogue kEpilogue, bool kWhole>
+void launch_kernel(const bf16* A, const bf16* W, bf16* C, int M, int N, int K, cudaStream_t stream) {
+    static const bool smem_ok = [] {  // above 48 KiB a kernel must opt in to its dynamic shared memory
+        CUDA_CHECK(cudaFuncSetAttribute(gemm_v3_kernel<kEpilogue, kWhole>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        kSmemBytes));
+        return true;
+    }();
+    (void)smem_ok;
+    const dim3 grid(ceil_div(M, BM), ceil_div(N, BN));
+    gemm_v3_kernel<kEpilogue, kWhole><<<grid, kThreads, kSmemBytes, stream>>>(A, W, C, M, N, K);
+    LABS_CHECK_LAUNCH();
+}
+
 template <Epilogue kEpilogue>
 void launch(const char* who, const bf16* A, const bf16* W, bf16* C, int M, int N, int K, cudaStream_t stream) {
     require_shape(who, M, N, K);
@@ -384,15 +459,8 @@ void launch(const char* who, const bf16* A, const bf16* W, bf16* C, int M, int N
                                     std::to_string(N) + ", K = " + std::to_string(K) + ")");
     if (!aligned16(A) || !aligned16(W) || !aligned16(C))
         throw std::invalid_argument(std::string(who) + ": A, W and C must be 16-byte aligned");
-    static const bool smem_ok = [] {  // above 48 KiB a kernel must opt in to its dynamic shared memory
-        CUDA_CHECK(cudaFuncSetAttribute(gemm_v3_kernel<kEpilogue>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        kSmemBytes));
-        return true;
-    }();
-    (void)smem_ok;
-    const dim3 grid(ceil_div(M, BM), ceil_div(N, BN));
-    gemm_v3_kernel<kEpilogue><<<grid, kThreads, kSmemBytes, stream>>>(A, W, C, M, N, K);
-    LABS_CHECK_LAUNCH();
+    if (M % BM == 0 && N % BN == 0 && K % BK == 0) launch_kernel<kEpilogue, true>(A, W, C, M, N, K, stream);
+    else launch_kernel<kEpilogue, false>(A, W, C, M, N, K, stream);
 }
 
 }  // namespace v3
