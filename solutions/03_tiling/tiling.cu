@@ -255,7 +255,7 @@ constexpr int kAChunksPerThread = kAStage / kChunk / kThreads;  // 2
 constexpr int kWChunksPerThread = kWStage / kChunk / kThreads;  // 4
 constexpr int kARowStep = kThreads / kAChunks;                  // 64 rows between a thread's A chunks
 constexpr int kWRowStep = kThreads / (BN / kChunk);             // 8 rows between its W chunks
-static_assert(kARowStep % (8 * kARowsPerLine) == 0 && kWRowStep % 8 == 0, "a thread's chunks share one swizzle");
+static_assert(kARowStep % (kARowsPerLine * kAChunks) == 0 && kWRowStep % 8 == 0, "a thread's chunks share one swizzle");
 
 // kWhole: M, N and K are multiples of BM, BN and BK, so no copy needs a bounds check.
 template <bool kWhole>
