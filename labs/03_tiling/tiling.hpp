@@ -51,8 +51,8 @@ void launch_gemm_cublas(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfl
  * step the block copies an A tile (BM, BK) and a W tile (BK, BN) into shared memory once, and every
  * thread reads its operands from there. Any M, N, K ≥ 1.
  *
- * Defined in tiling.cu as a template with explicit instantiations for the three tiles the experiment
- * sweeps: <32, 32, 32>, <64, 64, 32> and <128, 128, 32>.
+ * Defined in tiling.cu as a template with explicit instantiations for the tiles the experiment sweeps
+ * (TILING_V1_TILES: <32, 32, 32>, <64, 64, 32> and <128, 128, 32>).
  * @tparam BM tile rows @tparam BN tile columns @tparam BK K step
  * @param A [M, K] input @param W [K, N] weights @param C [M, N] output @param M rows
  * @param N columns @param K reduction length @param stream stream to launch on
@@ -60,15 +60,6 @@ void launch_gemm_cublas(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfl
 template <int BM, int BN, int BK>
 void launch_gemm_v1_tiles(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
                           cudaStream_t stream);
-
-/// @cond EXPLICIT_INSTANTIATIONS
-extern template void launch_gemm_v1_tiles<32, 32, 32>(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*,
-                                                      int, int, int, cudaStream_t);
-extern template void launch_gemm_v1_tiles<64, 64, 32>(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*,
-                                                      int, int, int, cudaStream_t);
-extern template void launch_gemm_v1_tiles<128, 128, 32>(const __nv_bfloat16*, const __nv_bfloat16*,
-                                                        __nv_bfloat16*, int, int, int, cudaStream_t);
-/// @endcond
 
 /** @brief What a launcher launches, for the occupancy API: the kernel, its block size and its dynamic
  *  shared memory. */
@@ -86,10 +77,21 @@ struct KernelInfo {
 template <int BM, int BN, int BK>
 KernelInfo gemm_v1_kernel_info();
 
+/**
+ * @brief The one list of the tiles the experiment sweeps: calls X(BM, BN, BK) for each. tiling.cu
+ * instantiates launch_gemm_v1_tiles and gemm_v1_kernel_info for all of them with
+ * `TILING_V1_TILES(TILING_INSTANTIATE_V1_TILE)`; the checks and the benchmark link against those.
+ */
+#define TILING_V1_TILES(X) X(32, 32, 32) X(64, 64, 32) X(128, 128, 32)
+
 /// @cond EXPLICIT_INSTANTIATIONS
-extern template KernelInfo gemm_v1_kernel_info<32, 32, 32>();
-extern template KernelInfo gemm_v1_kernel_info<64, 64, 32>();
-extern template KernelInfo gemm_v1_kernel_info<128, 128, 32>();
+#define TILING_V1_TILE_SIGNATURES(PREFIX, BM, BN, BK)                                                             \
+    PREFIX void launch_gemm_v1_tiles<BM, BN, BK>(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, int, int, \
+                                                 int, cudaStream_t);                                             \
+    PREFIX KernelInfo gemm_v1_kernel_info<BM, BN, BK>();
+#define TILING_EXTERN_V1_TILE(BM, BN, BK) TILING_V1_TILE_SIGNATURES(extern template, BM, BN, BK)
+#define TILING_INSTANTIATE_V1_TILE(BM, BN, BK) TILING_V1_TILE_SIGNATURES(template, BM, BN, BK)
+TILING_V1_TILES(TILING_EXTERN_V1_TILE)
 /// @endcond
 
 /**

@@ -48,6 +48,27 @@ struct Case {
     [[nodiscard]] const bf16* du() const { return reinterpret_cast<const bf16*>(u.data()); }
 };
 
+// The chain run three ways on one case, each enqueued on a given stream, over its own scratch T and Z and
+// an output Q: the baseline's three kernels, (a) SiLU⊙U fused then the quantization, (b) one kernel.
+struct ChainPaths {
+    const Case& c;
+    DeviceBuffer<std::uint16_t> t, z;
+    DeviceBuffer<std::uint8_t> q;
+    explicit ChainPaths(const Case& c_) : c(c_), t(c_.count()), z(c_.count()), q(c_.count()) {}
+    bf16* tz() { return reinterpret_cast<bf16*>(t.data()); }
+    bf16* zz() { return reinterpret_cast<bf16*>(z.data()); }
+    void separate(cudaStream_t s) {
+        launch_silu(c.dg(), tz(), c.count(), s);
+        launch_mul(tz(), c.du(), zz(), c.count(), s);
+        launch_quantize(zz(), q.data(), c.count(), kFusionScale, s);
+    }
+    void silu_mul(cudaStream_t s) {
+        launch_silu_mul(c.dg(), c.du(), zz(), c.rows, c.cols, s);
+        launch_quantize(zz(), q.data(), c.count(), kFusionScale, s);
+    }
+    void all_fused(cudaStream_t s) { launch_silu_mul_quantize(c.dg(), c.du(), q.data(), c.rows, c.cols, kFusionScale, s); }
+};
+
 Case& get_case(Context& ctx, const Shape& s) {
     static std::map<std::string, std::unique_ptr<Case>> cases;
     auto& slot = cases[s.tag];
@@ -65,16 +86,11 @@ Case& get_case(Context& ctx, const Shape& s) {
     c->hu.resize(n);
     fill_uniform_bf16(c->hg, seed, -kInputRange, kInputRange);
     fill_uniform_bf16(c->hu, seed + 1, -kInputRange, kInputRange);
-    DeviceBuffer<std::uint16_t> t(n), z(n);
-    DeviceBuffer<std::uint8_t> q(n);
-    auto* tz = reinterpret_cast<bf16*>(t.data());
-    auto* zz = reinterpret_cast<bf16*>(z.data());
-    launch_silu(c->dg(), tz, n, nullptr);
-    launch_mul(tz, c->du(), zz, n, nullptr);
-    launch_quantize(zz, q.data(), n, kFusionScale, nullptr);
+    ChainPaths baseline(*c);
+    baseline.separate(nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
-    c->z_base = to_host(z);
-    c->q_base = to_host(q);
+    c->z_base = to_host(baseline.z);
+    c->q_base = to_host(baseline.q);
     slot = std::move(c);
     return *slot;
 }
@@ -212,30 +228,15 @@ const Shape& shape(const char* tag) {
 }
 
 CorrectnessResult check_launches(Context& ctx, bool all_fused) {
-    Case& c = get_case(ctx, shape("m1024"));
-    const std::size_t n = c.count();
-    DeviceBuffer<std::uint16_t> t(n), z(n);
-    DeviceBuffer<std::uint8_t> q(n);
-    auto* tz = reinterpret_cast<bf16*>(t.data());
-    auto* zz = reinterpret_cast<bf16*>(z.data());
-    const int separate = captured_kernels([&](cudaStream_t s) {
-        launch_silu(c.dg(), tz, n, s);
-        launch_mul(tz, c.du(), zz, n, s);
-        launch_quantize(zz, q.data(), n, kFusionScale, s);
-    });
-    q.poison();
+    const Case& c = get_case(ctx, shape("m1024"));
+    ChainPaths paths(c);
+    const int separate = captured_kernels([&](cudaStream_t s) { paths.separate(s); });
+    paths.q.poison();
     const int expected = all_fused ? 1 : 2;
-    const int got = captured_kernels([&](cudaStream_t s) {
-        if (all_fused) {
-            launch_silu_mul_quantize(c.dg(), c.du(), q.data(), c.rows, c.cols, kFusionScale, s);
-        } else {
-            launch_silu_mul(c.dg(), c.du(), zz, c.rows, c.cols, s);
-            launch_quantize(zz, q.data(), n, kFusionScale, s);
-        }
-    });
+    const int got = captured_kernels([&](cudaStream_t s) { all_fused ? paths.all_fused(s) : paths.silu_mul(s); });
     CorrectnessResult r;
     r.details = {{"kernels_separate", separate}, {"kernels", got}, {"expected", expected}};
-    const bool same = to_host(q) == c.q_base;
+    const bool same = to_host(paths.q) == c.q_base;
     r.passed = got == expected && same;
     r.message = "captured graph: " + std::to_string(got) + " kernel node(s), expected " + std::to_string(expected) +
                 " (the baseline chain: " + std::to_string(separate) + ")" +
@@ -317,24 +318,12 @@ void register_checks(Lab& lab) {
     // The bars sit below the model so that any correct fused kernel clears them; efficiency is graded below.
     const PerfSpec speedup{.requires_check = "correct.all_fused.m1024", .pass_bar = 1.8, .full_bar = 2.2, .unit = "x baseline"};
     lab.performance("perf.speedup_m1024", "(b) vs 3 kernels, M = 1024", 15, speedup, [](Context& ctx) {
-        Case& c = get_case(ctx, shape("m1024"));
+        const Case& c = get_case(ctx, shape("m1024"));
         const std::size_t n = c.count();
-        DeviceBuffer<std::uint16_t> t(n), z(n);
-        DeviceBuffer<std::uint8_t> q(n);
-        auto* tz = reinterpret_cast<bf16*>(t.data());
-        auto* zz = reinterpret_cast<bf16*>(z.data());
-        const Enqueue separate = [&](cudaStream_t s) {
-            launch_silu(c.dg(), tz, n, s);
-            launch_mul(tz, c.du(), zz, n, s);
-            launch_quantize(zz, q.data(), n, kFusionScale, s);
-        };
-        const Enqueue fused = [&](cudaStream_t s) {
-            launch_silu_mul_quantize(c.dg(), c.du(), q.data(), c.rows, c.cols, kFusionScale, s);
-        };
-        const Enqueue fused2 = [&](cudaStream_t s) {
-            launch_silu_mul(c.dg(), c.du(), zz, c.rows, c.cols, s);
-            launch_quantize(zz, q.data(), n, kFusionScale, s);
-        };
+        ChainPaths paths(c);
+        const Enqueue separate = [&](cudaStream_t s) { paths.separate(s); };
+        const Enqueue fused = [&](cudaStream_t s) { paths.all_fused(s); };
+        const Enqueue fused2 = [&](cudaStream_t s) { paths.silu_mul(s); };
         const auto chain = models::swiglu_chain(static_cast<std::int64_t>(c.rows), kWidth, 2, 1);
         const double model = models::chain_cost(chain, models::all_separate(3)).total_bytes /
                              models::chain_cost(chain, models::all_fused(3)).total_bytes;
