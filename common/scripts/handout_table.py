@@ -1,6 +1,7 @@
 """Shared by the labs' results_table.py scripts: writes a table regenerated from a benchmark's JSON
 between the <!-- results:begin --> and <!-- results:end --> markers of a handout, so that no result
 in a handout is typed by hand."""
+import json
 import re
 import sys
 
@@ -21,3 +22,18 @@ def write_results(readme_path, lines):
         sys.exit("results_table: the results markers are not in " + readme_path)
     open(readme_path, "w").write(new)
     print("\n".join(lines))
+
+
+def main(doc, table_lines):
+    """A results_table.py's command line: BENCH.json README.md. table_lines(benchmarks, context) returns
+    the lines of the tables from the benchmark's JSON output (its "benchmarks" and "context")."""
+    if len(sys.argv) != 3:
+        sys.exit(doc)
+    data = json.load(open(sys.argv[1]))
+    runs = [b for b in data["benchmarks"] if b.get("run_type") != "aggregate" and not b.get("error_occurred")]
+    write_results(sys.argv[2], table_lines(runs, data.get("context", {})))
+
+
+def microseconds(b):
+    """A benchmark's real time in µs, whatever unit it was reported in."""
+    return b["real_time"] * {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[b["time_unit"]]

@@ -10,6 +10,7 @@
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 
+#include "labs/bf16.hpp"
 #include "labs/buffer.hpp"
 #include "labs/cuda_check.hpp"
 #include "labs/random.hpp"
@@ -68,7 +69,7 @@ double copy_gbps(std::size_t bytes, bool quick) {
 }
 
 double gemm_tflops(int m, int n, int k, bool quick) {
-    DeviceBuffer<std::uint16_t> a(std::size_t(m) * k), b(std::size_t(k) * n), c(std::size_t(m) * n);
+    DeviceBuffer<bf16> a(std::size_t(m) * k), b(std::size_t(k) * n), c(std::size_t(m) * n);
     fill_uniform_bf16_device(a.data(), a.size(), 1234, -1.0f, 1.0f);
     fill_uniform_bf16_device(b.data(), b.size(), 5678, -1.0f, 1.0f);
     cublasHandle_t h = nullptr;

@@ -34,11 +34,10 @@ void fill_uniform_device(float* out, std::size_t n, std::uint64_t seed, float lo
     LABS_CHECK_LAUNCH();
 }
 
-void fill_uniform_bf16_device(std::uint16_t* out, std::size_t n, std::uint64_t seed, float lo, float hi,
+void fill_uniform_bf16_device(__nv_bfloat16* out, std::size_t n, std::uint64_t seed, float lo, float hi,
                               cudaStream_t stream) {
     if (n == 0) return;
-    fill_uniform_bf16_kernel<<<fill_grid(n), 256, 0, stream>>>(reinterpret_cast<__nv_bfloat16*>(out), n,
-                                                               seed, lo, hi);
+    fill_uniform_bf16_kernel<<<fill_grid(n), 256, 0, stream>>>(out, n, seed, lo, hi);
     LABS_CHECK_LAUNCH();
 }
 

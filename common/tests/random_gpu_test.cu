@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
+#include "labs/bf16.hpp"
 #include "labs/buffer.hpp"
 #include "labs/random.hpp"
 
@@ -21,9 +22,9 @@ TEST_CASE("Device uniform fill equals the host fill with the same seed", "[rando
 
 TEST_CASE("Device BF16 fill equals the host BF16 fill with the same seed", "[random][gpu][bf16]") {
     const std::size_t n = (std::size_t(1) << 20) + 7;
-    DeviceBuffer<std::uint16_t> d(n);
+    DeviceBuffer<bf16> d(n);
     fill_uniform_bf16_device(d.data(), n, 99);
     std::vector<std::uint16_t> h(n);
     fill_uniform_bf16(h, 99);
-    REQUIRE(to_host(d) == h);
+    REQUIRE(to_host_bits(d) == h);
 }

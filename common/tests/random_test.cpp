@@ -39,7 +39,3 @@ TEST_CASE("BF16 fill is the rounded uniform fill", "[random][bf16]") {
     fill_uniform_bf16(b, 9);
     for (std::size_t i = 0; i < f.size(); ++i) REQUIRE(b[i] == float_to_bf16_bits(f[i]));
 }
-
-TEST_CASE("Fresh seeds differ", "[random]") {
-    CHECK(fresh_seed() != fresh_seed());
-}

@@ -1,6 +1,7 @@
 // labs_ceilings: measures what this GPU can do (copy bandwidth, BF16 matrix rate, FP32 rate, launch
 // and graph-node latency, host transfers) in one run and prints a table, or JSON with --json.
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -14,16 +15,30 @@ int main(int argc, char** argv) {
     CLI::App app{"Measure this GPU's ceilings: the numbers every lab's performance target is a fraction of."};
     bool json = false, quick = false;
     int device = 0;
+    std::string out_file;
     app.add_flag("--json", json, "Print JSON instead of a table");
+    app.add_option("--out", out_file, "Also write the JSON (fingerprint and ceilings, or why there is no GPU) to FILE");
     app.add_flag("--quick", quick, "Smaller sizes, fewer repetitions (a rough table in about a second)");
     app.add_option("--device", device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
     CLI11_PARSE(app, argc, argv);
 
+    // The JSON goes to stdout (--json) and to --out FILE, which the grader names and reads back.
+    const auto emit = [&](const nlohmann::json& j) {
+        if (json) std::cout << j.dump(2) << "\n";
+        if (!out_file.empty()) {
+            std::ofstream f(out_file);
+            f << j.dump(2) << "\n";
+            if (!f) {
+                std::fprintf(stderr, "labs_ceilings: cannot write %s\n", out_file.c_str());
+                return false;
+            }
+        }
+        return true;
+    };
     const gpulab::DeviceProbe probe = gpulab::probe_device(device);
     if (!probe.available()) {
-        if (json) std::cout << nlohmann::json{{"available", false}, {"reason", probe.reason}}.dump(2) << "\n";
-        else std::fprintf(stderr, "labs_ceilings: %s\n", probe.reason.c_str());
-        return 2;
+        if (!json) std::fprintf(stderr, "labs_ceilings: %s\n", probe.reason.c_str());
+        return emit(nlohmann::json{{"available", false}, {"reason", probe.reason}}) ? 2 : 1;
     }
     try {
         CUDA_CHECK(cudaSetDevice(device));
@@ -31,9 +46,8 @@ int main(int argc, char** argv) {
         opts.quick = quick;
         const gpulab::Ceilings c = gpulab::measure_ceilings(opts);
         const gpulab::Fingerprint f = gpulab::take_fingerprint(probe.info);
-        if (json) {
-            std::cout << nlohmann::json{{"available", true}, {"fingerprint", f}, {"ceilings", c}}.dump(2) << "\n";
-        } else {
+        if (!emit(nlohmann::json{{"available", true}, {"fingerprint", f}, {"ceilings", c}})) return 1;
+        if (!json) {
             std::printf("%s (%s, compute capability %d.%d, %d SMs, L2 %.0f MiB)\n", f.device.name.c_str(),
                         f.device.uuid.c_str(), f.device.cc_major, f.device.cc_minor, f.device.sm_count,
                         double(f.device.l2_bytes) / (1 << 20));

@@ -1,20 +1,15 @@
 // Building blocks for GPU checks: correctness results and same-run performance ratios.
 #include "grader/gpu_checks.hpp"
 
-#include <cstdio>
+#include <stdexcept>
 
 #include "labs/buffer.hpp"
 #include "labs/cuda_check.hpp"
 #include "labs/device.hpp"
+#include "labs/text.hpp"
 
 namespace gpulab::grader {
 namespace {
-
-std::string fmt(const char* f, double a, double b = 0, double c = 0) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, f, a, b, c);
-    return buf;
-}
 
 double floor_ms(double bytes) {
     int dev = 0;
@@ -33,6 +28,34 @@ CorrectnessResult to_result(const CompareReport& report, const std::string& what
     r.hint = report.hint();
     r.details = report;
     r.details["compared"] = what;
+    return r;
+}
+
+CorrectnessResult require_unchanged(CorrectnessResult r, std::initializer_list<InputCheck> inputs) {
+    std::string changed;
+    for (const InputCheck& in : inputs) {
+        const std::size_t at = in.first_change();
+        if (at == static_cast<std::size_t>(-1)) continue;
+        changed += (changed.empty() ? "" : ", ") + in.name + " (first at element " + std::to_string(at) + ")";
+    }
+    if (changed.empty()) return r;
+    const std::string before = r.passed ? "" : "; besides, " + r.message;
+    r.passed = false;
+    r.message = "your code modified its input: " + changed + before;
+    r.hint = "a launcher may write only its outputs: the inputs are const, and every check reuses them";
+    r.details["inputs_modified"] = changed;
+    return r;
+}
+
+CorrectnessResult kernel_count_result(const CapturedGraph& graph, std::size_t expected, const std::string& hint) {
+    CorrectnessResult r;
+    r.passed = graph.kernels().size() == expected;
+    r.message = "captured graph: " + graph.describe() + "; expected " + std::to_string(expected);
+    if (!r.passed) r.hint = hint;
+    nlohmann::json names = nlohmann::json::array();
+    for (const KernelNode& k : graph.kernels()) names.push_back(k.name);
+    r.details = {{"kernels", graph.kernels().size()}, {"kernel_names", names}, {"expected_kernels", expected},
+                 {"graph_nodes", graph.node_count()}};
     return r;
 }
 
@@ -64,8 +87,8 @@ PerfResult fraction_of_copy_bandwidth(const Enqueue& work, double bytes_moved, c
     if (f > 0) r.floor_ms = f;
     const double gbps = bytes_moved / (ab.b.median_ms * 1e-3) / 1e9;
     const double copy_gbps = bytes_moved / (ab.a.median_ms * 1e-3) / 1e9;
-    r.message = fmt("%.1f GB/s vs copy %.1f GB/s (interleaved, L2 flushed, median of %.0f)", gbps, copy_gbps,
-                    ab.b.count);
+    r.message = strprintf("%.1f GB/s vs copy %.1f GB/s (interleaved, L2 flushed, median of %d)", gbps, copy_gbps,
+                          ab.b.count);
     r.details = {{"work", ab.b}, {"copy", ab.a}, {"bytes_moved", bytes_moved}, {"work_gbps", gbps}, {"copy_gbps", copy_gbps}};
     return r;
 }
@@ -79,7 +102,7 @@ PerfResult speedup_over(const Enqueue& baseline, const Enqueue& work, double flo
         const double f = floor_ms(floor_bytes);
         if (f > 0) r.floor_ms = f;
     }
-    r.message = fmt("%.4g ms vs baseline %.4g ms (interleaved, L2 flushed)", ab.b.median_ms, ab.a.median_ms);
+    r.message = strprintf("%.4g ms vs baseline %.4g ms (interleaved, L2 flushed)", ab.b.median_ms, ab.a.median_ms);
     r.details = {{"work", ab.b}, {"baseline", ab.a}};
     return r;
 }

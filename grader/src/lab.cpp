@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <random>
 #include <stdexcept>
 #include <utility>
 
@@ -33,6 +35,14 @@ std::uint64_t fnv1a(std::string_view s) {
         h *= 1099511628211ull;
     }
     return h;
+}
+
+// SplitMix64's finalizer: a bijective mix of 64 bits.
+std::uint64_t mix(std::uint64_t z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
 }
 
 }  // namespace
@@ -68,7 +78,27 @@ std::optional<double> Context::ceiling(std::string_view name) const {
     return it->get<double>();
 }
 
-std::uint64_t Context::seed_for(std::string_view salt) const { return seed ^ fnv1a(salt); }
+std::int64_t draw(std::uint64_t seed, std::int64_t lo, std::int64_t hi, std::int64_t multiple_of) {
+    if (multiple_of < 1) throw std::invalid_argument("draw: multiple_of must be at least 1");
+    if (lo < 0) throw std::invalid_argument("draw: sizes are not negative");
+    const std::int64_t first = (lo + multiple_of - 1) / multiple_of, last = hi / multiple_of;
+    if (first > last)
+        throw std::invalid_argument("draw: no multiple of " + std::to_string(multiple_of) + " in [" + std::to_string(lo) +
+                                    ", " + std::to_string(hi) + "]");
+    const auto span = static_cast<std::uint64_t>(last - first + 1);
+    return (first + static_cast<std::int64_t>(mix(mix(seed)) % span)) * multiple_of;
+}
+
+std::uint64_t fresh_seed() {
+    std::random_device rd;
+    const auto clock = static_cast<std::uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count());
+    // The mix spreads the clock's low-entropy bits over the whole word.
+    return mix(clock ^ (static_cast<std::uint64_t>(rd()) << 32) ^ rd()) % 1000000000ull;
+}
+
+std::uint64_t derive_seed(std::uint64_t seed, std::string_view salt) noexcept { return seed ^ fnv1a(salt); }
+
+std::uint64_t Context::seed_for(std::string_view salt) const { return derive_seed(seed, salt); }
 
 void Lab::add(CheckDecl d, Entry e) {
     for (const CheckDecl& existing : decls_)

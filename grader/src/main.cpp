@@ -15,7 +15,6 @@
 #include "grader/orchestrator.hpp"
 #include "grader/report.hpp"
 #include "labs/models/calc.hpp"
-#include "labs/random.hpp"
 
 #ifndef LABS_REGISTRY_PATH
 #define LABS_REGISTRY_PATH "labs.json"
@@ -52,11 +51,23 @@ Ceilings measure(const Registry& reg, bool verbose) {
         c.reason = "no ceilings program registered";
         return c;
     }
+    // The ceilings program writes its JSON to a file named here; the code runners get the same file.
+    char path[] = "/tmp/grader-ceilings-XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) {
+        c.reason = "cannot create a temporary file for the ceilings";
+        return c;
+    }
+    close(fd);
+    c.file = path;
     std::cerr << "Measuring this GPU's ceilings (copy bandwidth, BF16 GEMM, launch latency) ...\n";
-    const ChildOutcome o = run_child(reg.ceilings_command, 300, false);
+    std::vector<std::string> argv = reg.ceilings_command;
+    argv.insert(argv.end(), {"--out", c.file});
+    const ChildOutcome o = run_child(argv, 300, false);
+    if (verbose) std::cerr << o.output << "\n";
     try {
-        const auto brace = o.output.find('{');
-        const nlohmann::json j = nlohmann::json::parse(brace == std::string::npos ? o.output : o.output.substr(brace));
+        std::ifstream f(c.file);
+        const nlohmann::json j = nlohmann::json::parse(f);
         c.available = j.value("available", false);
         c.reason = j.value("reason", "");
         if (c.available) {
@@ -69,16 +80,9 @@ Ceilings measure(const Registry& reg, bool verbose) {
                    : o.signal ? "measuring the ceilings crashed: " + describe_signal(o.signal)
                               : "measuring the ceilings failed: " + o.output_tail;
     }
-    if (verbose) std::cerr << o.output << "\n";
-    if (c.available) {
-        char path[] = "/tmp/grader-ceilings-XXXXXX";
-        const int fd = mkstemp(path);
-        if (fd >= 0) {
-            const std::string text = nlohmann::json{{"fingerprint", c.fingerprint}, {"ceilings", c.ceilings}}.dump(2);
-            (void)!write(fd, text.data(), text.size());
-            close(fd);
-            c.file = path;
-        }
+    if (!c.available) {
+        std::remove(c.file.c_str());
+        c.file.clear();
     }
     return c;
 }
@@ -208,10 +212,10 @@ int run(int argc, char** argv) {
         }
         return kExitPassed;
     }
-    if (seed == 0) seed = gpulab::fresh_seed();
+    if (seed == 0) seed = fresh_seed();
 
     GradeOptions opts;
-    opts.variant = solution ? Variant::solution : Variant::student;
+    opts.implementation = solution ? Implementation::solution : Implementation::student;
     opts.answers = only != "code";
     opts.code = only != "answers";
     opts.build = !no_build;
@@ -220,7 +224,7 @@ int run(int argc, char** argv) {
     opts.seed = seed;
 
     RunReport report;
-    report.variant = solution ? "solution" : "student";
+    report.implementation = solution ? "solution" : "student";
     report.seed = seed;
     report.started_at = now_iso8601();
     Ceilings c;
@@ -233,7 +237,7 @@ int run(int argc, char** argv) {
     opts.ceilings_file = c.file;
 
     for (const LabEntry& lab : labs) {
-        std::cerr << "Grading lab " << lab.id << " (" << lab.name << "), " << report.variant << " ...\n";
+        std::cerr << "Grading lab " << lab.id << " (" << lab.name << "), " << report.implementation << " ...\n";
         report.labs.push_back(grade_lab(lab, opts));
     }
     if (!c.file.empty()) std::remove(c.file.c_str());

@@ -114,25 +114,31 @@ std::string describe_signal(int sig) {
     return name + " (" + (text ? text : "unknown") + ")";
 }
 
-ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, bool echo) {
-    ChildOutcome out;
-    if (argv.empty()) {
-        out.spawn_failed = true;
-        out.output = "nothing to run";
-        return out;
-    }
+namespace {
+
+// The three steps of running a child: spawn it with its channels, pump its output until it closes both
+// or the deadline passes, reap it (and whatever is left of its process group).
+struct Spawned {
+    pid_t pid = -1;
+    int report_fd = -1;  // our end of fd 3
+    int output_fd = -1;  // our end of its stdout + stderr
+};
+
+// Starts argv in its own process group: fd 3 is the report channel, stdout and stderr go to one pipe,
+// stdin is /dev/null, every other descriptor is closed. Sets out.spawn_failed when it cannot start.
+Spawned spawn(const std::vector<std::string>& argv, ChildOutcome& out) {
+    Spawned c;
     int report[2], output[2], status_pipe[2];
     if (pipe(report) != 0 || pipe(output) != 0 || pipe2(status_pipe, O_CLOEXEC) != 0) {
         out.spawn_failed = true;
         out.output = std::string("pipe failed: ") + std::strerror(errno);
-        return out;
+        return c;
     }
-    const auto start = std::chrono::steady_clock::now();
     const pid_t pid = fork();
     if (pid < 0) {
         out.spawn_failed = true;
         out.output = std::string("fork failed: ") + std::strerror(errno);
-        return out;
+        return c;
     }
     if (pid == 0) {
         setpgid(0, 0);
@@ -161,15 +167,22 @@ ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, b
     close(report[1]);
     close(output[1]);
     close(status_pipe[1]);
-    int exec_errno = 0;
+    int exec_errno = 0;  // the pipe closes on a successful exec; an errno arrives when exec failed
     if (read(status_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
         out.spawn_failed = true;
         out.output = "cannot run " + argv[0] + ": " + std::strerror(exec_errno);
     }
     close(status_pipe[0]);
+    c.pid = pid;
+    c.report_fd = report[0];
+    c.output_fd = output[0];
+    return c;
+}
 
+// Reads both channels until the child closes them or the deadline passes (then out.timed_out).
+// Returns the report channel's bytes; stdout/stderr go to out.output (first MiB) and out.output_tail.
+std::string pump(const Spawned& c, std::chrono::steady_clock::time_point deadline, bool echo, ChildOutcome& out) {
     std::string report_buf;
-    const auto deadline = start + std::chrono::duration<double>(timeout_s);
     bool report_open = true, output_open = true;
     while (report_open || output_open) {
         const auto now = std::chrono::steady_clock::now();
@@ -179,17 +192,17 @@ ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, b
         }
         const int wait_ms = static_cast<int>(std::min<double>(
             200.0, std::chrono::duration<double, std::milli>(deadline - now).count() + 1));
-        pollfd fds[2] = {{report_open ? report[0] : -1, POLLIN, 0}, {output_open ? output[0] : -1, POLLIN, 0}};
+        pollfd fds[2] = {{report_open ? c.report_fd : -1, POLLIN, 0}, {output_open ? c.output_fd : -1, POLLIN, 0}};
         const int n = poll(fds, 2, wait_ms);
         if (n < 0 && errno != EINTR) break;
         char buf[65536];
         if (report_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
-            const ssize_t k = read(report[0], buf, sizeof buf);
+            const ssize_t k = read(c.report_fd, buf, sizeof buf);
             if (k <= 0) report_open = false;
             else report_buf.append(buf, static_cast<std::size_t>(k));
         }
         if (output_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-            const ssize_t k = read(output[0], buf, sizeof buf);
+            const ssize_t k = read(c.output_fd, buf, sizeof buf);
             if (k <= 0) {
                 output_open = false;
             } else {
@@ -201,31 +214,39 @@ ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, b
             }
         }
     }
+    return report_buf;
+}
+
+// Waits for the child (killing its process group at the deadline, and afterwards whatever of the group
+// is left) and records how it ended.
+void reap(const Spawned& c, std::chrono::steady_clock::time_point deadline, ChildOutcome& out) {
     int status = 0;
     if (out.timed_out) {
-        kill(-pid, SIGKILL);
-        waitpid(pid, &status, 0);
+        kill(-c.pid, SIGKILL);
+        waitpid(c.pid, &status, 0);
     } else {
         // Both channels closed: the child is exiting; wait for it, but never past the deadline.
-        while (waitpid(pid, &status, WNOHANG) == 0) {
+        while (waitpid(c.pid, &status, WNOHANG) == 0) {
             if (std::chrono::steady_clock::now() >= deadline) {
                 out.timed_out = true;
-                kill(-pid, SIGKILL);
-                waitpid(pid, &status, 0);
+                kill(-c.pid, SIGKILL);
+                waitpid(c.pid, &status, 0);
                 break;
             }
             usleep(2000);
         }
-        kill(-pid, SIGKILL);  // leftovers of its process group, if any
+        kill(-c.pid, SIGKILL);  // leftovers of its process group, if any
     }
-    close(report[0]);
-    close(output[0]);
-    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    close(c.report_fd);
+    close(c.output_fd);
     if (!out.timed_out) {
         if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
         if (WIFSIGNALED(status)) out.signal = WTERMSIG(status);
     }
-    out.output_tail = last_lines(out.output_tail, 12);
+}
+
+// The report channel's lines: JSON objects with a "type" become messages, anything else a bad line.
+void parse_report(const std::string& report_buf, ChildOutcome& out) {
     std::istringstream lines(report_buf);
     std::string line;
     while (std::getline(lines, line)) {
@@ -238,6 +259,27 @@ ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, b
             out.bad_lines.push_back(line.size() > 200 ? line.substr(0, 200) + "..." : line);
         }
     }
+}
+
+}  // namespace
+
+ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, bool echo) {
+    ChildOutcome out;
+    if (argv.empty()) {
+        out.spawn_failed = true;
+        out.output = "nothing to run";
+        return out;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                      std::chrono::duration<double>(timeout_s));
+    const Spawned child = spawn(argv, out);
+    if (child.pid < 0) return out;
+    const std::string report = pump(child, deadline, echo, out);
+    reap(child, deadline, out);
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    out.output_tail = last_lines(out.output_tail, 12);
+    parse_report(report, out);
     return out;
 }
 
@@ -305,12 +347,8 @@ PartResult interpret(const ChildOutcome& o, const std::string& part, double fall
 
     if (plan.empty()) {
         if (!r.failure.empty() && fallback_points > 0) {
-            CheckResult c;
-            c.id = part;
-            c.title = part == "code" ? "code checks" : "answers";
-            c.kind = part == "code" ? CheckKind::correctness : CheckKind::answer;
-            c.status = Status::not_run;
-            c.max_points = fallback_points;
+            CheckResult c = result_for({part, part == "code" ? "code checks" : "answers",
+                                        part == "code" ? CheckKind::correctness : CheckKind::answer, fallback_points});
             c.message = "not run: " + r.failure;
             r.checks.push_back(c);
         }
@@ -325,12 +363,7 @@ PartResult interpret(const ChildOutcome& o, const std::string& part, double fall
             r.checks.push_back(std::move(c));
             continue;
         }
-        CheckResult c;
-        c.id = d.id;
-        c.title = d.title;
-        c.kind = d.kind;
-        c.max_points = d.max_points;
-        c.status = Status::not_run;
+        CheckResult c = result_for(d);
         c.message = "not run: " + (r.failure.empty() ? std::string("the runner did not report it") : r.failure);
         if (d.id == running && !r.failure.empty()) c.message = "this check was running when: " + r.failure;
         r.checks.push_back(std::move(c));
@@ -378,7 +411,20 @@ std::string build(const std::vector<std::string>& command, const std::string& wh
     if (!opts.build || command.empty()) return "";
     const ChildOutcome b = run_child(command, std::max(opts.timeout_s, 900.0), opts.verbose);
     if (!b.timed_out && b.signal == 0 && b.exit_code == 0 && !b.spawn_failed) return "";
+    // The linker speaks last: "undefined reference" with no compiler error before it means the code
+    // compiled but a function the checks call is missing or was renamed.
+    bool compiler_error = false, link_error = false;
+    std::istringstream output(b.output);
+    for (std::string line; std::getline(output, line);) {
+        if (line.find("undefined reference") != std::string::npos) link_error = true;
+        else if (line.find("error:") != std::string::npos && line.find("ld returned") == std::string::npos &&
+                 line.rfind("FAILED:", 0) != 0)
+            compiler_error = true;
+    }
     std::string reason = what + " did not compile";
+    if (link_error && !compiler_error)
+        reason = what + " compiled but did not link: a function the checks call is missing (renamed? a changed "
+                        "signature? it must match the lab's header exactly)";
     if (b.timed_out) reason = what + ": the build timed out";
     if (b.spawn_failed) reason = what + ": cannot run the build: " + b.output;
     const auto lines = first_error_lines(b.output);
@@ -395,7 +441,7 @@ LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
     res.name = lab.name;
     res.title = lab.title;
     const auto start = std::chrono::steady_clock::now();
-    const bool solution = opts.variant == Variant::solution;
+    const bool solution = opts.implementation == Implementation::solution;
     const std::string label = solution ? "the reference solution" : "your code";
 
     if (opts.answers) {
@@ -446,12 +492,7 @@ LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
                                std::to_string(lab.code_points);
         }
         if (part.checks.empty() && !part.failure.empty() && lab.code_points > 0) {
-            CheckResult c;
-            c.id = "code";
-            c.title = "code checks";
-            c.kind = CheckKind::correctness;
-            c.status = Status::not_run;
-            c.max_points = lab.code_points;
+            CheckResult c = result_for({"code", "code checks", CheckKind::correctness, lab.code_points});
             c.message = "not run: " + part.failure;
             part.checks.push_back(c);
         }

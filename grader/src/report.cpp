@@ -116,7 +116,7 @@ nlohmann::json to_json(const RunReport& r) {
                         {"checks", checks}});
     }
     return {{"schema_version", kReportSchemaVersion},
-            {"variant", r.variant},
+            {"implementation", r.implementation},
             {"seed", r.seed},
             {"started_at", r.started_at},
             {"gpu_available", r.gpu_available},
@@ -137,13 +137,13 @@ std::string to_csv(const RunReport& r) {
         return o + "\"";
     };
     std::ostringstream x;
-    x << "variant,seed,lab,lab_name,check,kind,status,points,max_points,measured,target\n";
+    x << "implementation,seed,lab,lab_name,check,kind,status,points,max_points,measured,target\n";
     for (const LabResult& l : r.labs) {
         for (const CheckResult& c : l.checks)
-            x << r.variant << ',' << r.seed << ',' << l.id << ',' << q(l.name) << ',' << q(c.id) << ',' << to_string(c.kind)
+            x << r.implementation << ',' << r.seed << ',' << l.id << ',' << q(l.name) << ',' << q(c.id) << ',' << to_string(c.kind)
               << ',' << to_string(c.status) << ',' << pts(c.points) << ',' << pts(c.max_points) << ',' << q(c.measured)
               << ',' << q(c.target) << '\n';
-        x << r.variant << ',' << r.seed << ',' << l.id << ',' << q(l.name) << ",total,,"
+        x << r.implementation << ',' << r.seed << ',' << l.id << ',' << q(l.name) << ",total,,"
           << (l.failures.empty() ? "" : "failed") << ',' << pts(l.points()) << ',' << pts(l.max_points()) << ",,\n";
     }
     return x.str();
@@ -159,7 +159,7 @@ std::string to_junit(const RunReport& r) {
             else if (c.status != Status::pass) ++failures;
         }
     x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    x << "<testsuites name=\"gpu-labs (" << r.variant << ")\" tests=\"" << tests << "\" failures=\"" << failures
+    x << "<testsuites name=\"gpu-labs (" << r.implementation << ")\" tests=\"" << tests << "\" failures=\"" << failures
       << "\" skipped=\"" << skipped << "\">\n";
     for (const LabResult& l : r.labs) {
         int lf = 0, ls = 0;
@@ -197,7 +197,7 @@ void print_report(std::ostream& out, const RunReport& r, bool colour, bool verbo
     const char* reset = colour ? "\033[0m" : "";
     const char* dim = colour ? "\033[2m" : "";
     for (const LabResult& l : r.labs) {
-        out << "\n" << bold << "Lab " << l.id << " — " << l.title << reset << "  (" << r.variant << ")\n";
+        out << "\n" << bold << "Lab " << l.id << " — " << l.title << reset << "  (" << r.implementation << ")\n";
         out << "  " << pad("check", 42) << pad("status", 13) << pad("measured", 24) << pad("target", 26) << "points\n";
         for (const CheckResult& c : l.checks) {
             const std::string status = upper(to_string(c.status));

@@ -49,15 +49,6 @@ void flatten(const toml::table& t, const std::string& prefix, nlohmann::json& ou
     }
 }
 
-CheckResult base_result(const CheckDecl& d) {
-    CheckResult r;
-    r.id = d.id;
-    r.title = d.title;
-    r.kind = d.kind;
-    r.max_points = d.max_points;
-    return r;
-}
-
 std::string options_list(const std::vector<std::string>& options) {
     std::string s;
     for (std::size_t i = 0; i < options.size(); ++i) s += (i ? ", " : "") + options[i];
@@ -66,7 +57,7 @@ std::string options_list(const std::vector<std::string>& options) {
 
 CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx,
                            const std::map<std::string, Status>& done) {
-    CheckResult r = base_result(d);
+    CheckResult r = result_for(d);
     if (d.kind == CheckKind::correctness) {
         const CorrectnessResult c = e.correctness(ctx);
         r.status = c.passed ? Status::pass : Status::fail;
@@ -133,7 +124,7 @@ AnswerSheet read_answer_sheet(const std::string& path) {
 }
 
 CheckResult grade_answer(const CheckDecl& decl, const AnswerDecl& answer, const AnswerSheet& sheet, const Context& ctx) {
-    CheckResult r = base_result(decl);
+    CheckResult r = result_for(decl);
     r.details = {{"question", answer.question}};
     const bool is_choice = !answer.options.empty();
     r.target = is_choice ? "one of: " + options_list(answer.options)
@@ -238,7 +229,7 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
             try {
                 r = grade_answer(d, lab.entries()[i].answer, sheet, ctx);
             } catch (const std::exception& ex) {
-                r = base_result(d);
+                r = result_for(d);
                 r.status = Status::error;
                 r.message = std::string("answer key failed: ") + ex.what();
             }
@@ -255,7 +246,7 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
     std::string fatal;
     for (std::size_t i : order) {
         const CheckDecl& d = lab.checks()[i];
-        CheckResult r = base_result(d);
+        CheckResult r = result_for(d);
         if (!fatal.empty()) {
             r.status = Status::not_run;
             r.message = "not run: " + fatal;
@@ -272,7 +263,7 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
         try {
             r = run_code_check(d, lab.entries()[i], ctx, done);
         } catch (const std::exception& ex) {
-            r = base_result(d);
+            r = result_for(d);
             r.status = Status::error;
             r.message = ex.what();
             if (auto reason = gpu.fatal_reason ? gpu.fatal_reason(ex) : std::nullopt) {
@@ -321,7 +312,7 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
             const nlohmann::json j = nlohmann::json::parse(f);
             opts.ceilings = j.contains("ceilings") ? j["ceilings"] : j;
         }
-        Lab lab;
+        Lab lab(opts.seed);
         register_fn(lab);
         return run_lab(lab, opts, gpu, emitter);
     } catch (const std::exception& e) {

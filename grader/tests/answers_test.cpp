@@ -1,6 +1,8 @@
 // Grading answers.toml: numbers, choices, tolerance, empty and missing answers, type errors, syntax
 // errors with their position, unknown keys.
+#include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -130,4 +132,29 @@ TEST_CASE("Performance credit is 0 below the pass bar, 50% at it, 100% at the fu
     CHECK(perf_credit(0.8, 0.6, 0.8) == 1.0);
     CHECK(perf_credit(3.0, 0.6, 0.8) == 1.0);
     CHECK(perf_credit(std::nan(""), 0.6, 0.8) == 0.0);
+}
+
+TEST_CASE("Fresh seeds differ and are short enough to type back", "[seed]") {
+    const std::uint64_t a = fresh_seed(), b = fresh_seed();
+    CHECK(a != b);
+    CHECK(a < 1000000000ull);
+    CHECK(derive_seed(a, "x") != derive_seed(a, "y"));
+    CHECK(derive_seed(a, "x") == derive_seed(a, "x"));
+}
+
+TEST_CASE("Drawn sizes stay in their range, on their multiple, reproducibly, and cover it evenly", "[seed][draw]") {
+    CHECK(draw(42, 1, 2048, 8) == draw(42, 1, 2048, 8));
+    CHECK(draw(7, 5, 5) == 5);
+    CHECK_THROWS_AS(draw(1, 9, 15, 16), std::invalid_argument);
+    CHECK_THROWS_AS(draw(1, -3, 15), std::invalid_argument);
+    std::array<int, 4> quarters{};
+    for (std::uint64_t s = 0; s < 4000; ++s) {
+        const std::int64_t v = draw(derive_seed(s, "cols"), 1, 2048, 8);
+        REQUIRE(v >= 8);
+        REQUIRE(v <= 2048);
+        REQUIRE(v % 8 == 0);
+        ++quarters[static_cast<std::size_t>((v - 1) / 512)];
+    }
+    // 1000 expected in each quarter; 4 standard deviations is about ±110.
+    for (const int q : quarters) CHECK(std::abs(q - 1000) < 110);
 }

@@ -165,7 +165,7 @@ TEST_CASE("The grader goes on after a broken lab and exits with the failure code
         {{"id", "02"}, {"name", "hangs"}, {"runner_student", {FAKE_RUNNER, "--behave", "hang"}}, {"code_points", 20}},
         {{"id", "03"}, {"name", "works"}, {"runner_student", {FAKE_RUNNER, "--behave", "ok"}}, {"code_points", 20}},
     });
-    std::ofstream(dir / "labs.json") << nlohmann::json{{"labs", labs}, {"ceilings_command", {"sh", "-c", "echo '{\"available\": false, \"reason\": \"no CUDA device: fake\"}'"}}}.dump();
+    std::ofstream(dir / "labs.json") << nlohmann::json{{"labs", labs}, {"ceilings_command", {"sh", "-c", "echo '{\"available\": false, \"reason\": \"no CUDA device: fake\"}' > \"$2\"", "sh"}}}.dump();
     const std::string cmd = std::string(GRADER_EXE) + " --registry " + (dir / "labs.json").string() +
                             " --no-build --only code --timeout 2 --json " + (dir / "r.json").string() + " --junit " +
                             (dir / "r.xml").string() + " --csv " + (dir / "r.csv").string() + " > " + (dir / "out.txt").string() + " 2>&1";
@@ -189,7 +189,7 @@ TEST_CASE("The grader goes on after a broken lab and exits with the failure code
     std::vector<std::string> rows;
     while (std::getline(csv, line)) rows.push_back(line);
     REQUIRE(rows.size() == 1 + 3 * 2 + 3);  // header, lab 01/02: 2 checks each, lab 03: 2 checks, 3 totals
-    CHECK(rows[0] == "variant,seed,lab,lab_name,check,kind,status,points,max_points,measured,target");
+    CHECK(rows[0] == "implementation,seed,lab,lab_name,check,kind,status,points,max_points,measured,target");
     CHECK(contains(rows.back(), "03,works,total,,,20,20"));
     std::ifstream out(dir / "out.txt");
     const std::string text((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());

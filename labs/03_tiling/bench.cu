@@ -11,36 +11,28 @@
 //   build/labs/03_tiling/lab03_bench --benchmark_format=json > bench.json     (your code)
 //   labs/03_tiling/results_table.py bench.json labs/03_tiling/README.md       (redraws the handout's tables)
 //   labs/03_tiling/ncu_traffic.py build/labs/03_tiling/lab03_bench            (measured bytes vs the model)
-#include <functional>
-#include <stdexcept>
-
 #include <benchmark/benchmark.h>
 
-#include "labs/buffer.hpp"
-#include "labs/device.hpp"
+#include "labs/bench.hpp"
+#include "labs/bf16.hpp"
 #include "labs/math.hpp"
 #include "labs/models/datasets.hpp"
 #include "labs/models/tiling.hpp"
 #include "labs/random.hpp"
-#include "labs/timing.hpp"
 #include "tiling.hpp"
 
 namespace {
 
-using bf16 = __nv_bfloat16;
+using gpulab::bf16;
 namespace models = gpulab::models;
 
 // The shape and its inputs, made once for every benchmark.
 struct Problem {
     models::GemmShape g;
-    gpulab::DeviceBuffer<std::uint16_t> a, w, c, y;
+    gpulab::DeviceBuffer<bf16> a, w, c, y;
     int m() const { return static_cast<int>(g.m); }
     int n() const { return static_cast<int>(g.n); }
     int k() const { return static_cast<int>(g.k); }
-    const bf16* da() const { return reinterpret_cast<const bf16*>(a.data()); }
-    const bf16* dw() const { return reinterpret_cast<const bf16*>(w.data()); }
-    bf16* dc() { return reinterpret_cast<bf16*>(c.data()); }
-    bf16* dy() { return reinterpret_cast<bf16*>(y.data()); }
 };
 
 Problem& problem() {
@@ -49,42 +41,16 @@ Problem& problem() {
         q.g = models::running_example_gemm(models::load_model_shape());
         const auto mk = static_cast<std::size_t>(q.g.m * q.g.k), kn = static_cast<std::size_t>(q.g.k * q.g.n),
                    mn = static_cast<std::size_t>(q.g.m * q.g.n);
-        q.a = gpulab::DeviceBuffer<std::uint16_t>(mk);
-        q.w = gpulab::DeviceBuffer<std::uint16_t>(kn);
-        q.c = gpulab::DeviceBuffer<std::uint16_t>(mn);
-        q.y = gpulab::DeviceBuffer<std::uint16_t>(mn);
+        q.a = gpulab::DeviceBuffer<bf16>(mk);
+        q.w = gpulab::DeviceBuffer<bf16>(kn);
+        q.c = gpulab::DeviceBuffer<bf16>(mn);
+        q.y = gpulab::DeviceBuffer<bf16>(mn);
         gpulab::fill_uniform_bf16_device(q.a.data(), mk, 1, -1.0f, 1.0f);
         gpulab::fill_uniform_bf16_device(q.w.data(), kn, 2, -1.0f, 1.0f);
         CUDA_CHECK(cudaDeviceSynchronize());
         return q;
     }();
     return p;
-}
-
-// Times `work` with the L2 flushed before each run; returns the mean milliseconds, or a negative value
-// after reporting the error (a launcher that throws, e.g. on a shape it does not support).
-double time_it(benchmark::State& state, const std::function<void()>& work) {
-    static gpulab::L2Flusher flusher(static_cast<std::size_t>(gpulab::probe_device().info.l2_bytes));
-    gpulab::EventTimer timer;
-    try {
-        flusher.flush();
-        work();  // warm-up: module load, first-use costs
-        CUDA_CHECK(cudaDeviceSynchronize());
-    } catch (const std::exception& e) {
-        state.SkipWithError(e.what());
-        return -1.0;
-    }
-    double total_ms = 0;
-    for (auto _ : state) {
-        flusher.flush();
-        timer.start();
-        work();
-        timer.stop();
-        const double ms = timer.elapsed_ms();
-        total_ms += ms;
-        state.SetIterationTime(ms * 1e-3);
-    }
-    return total_ms / static_cast<double>(state.iterations());
 }
 
 void set_rate_counters(benchmark::State& state, double mean_ms) {
@@ -99,21 +65,21 @@ enum class Variant { naive, v1, v2, v3, fused, v3_then_silu, cublas };
 
 void run(benchmark::State& state, Variant v) {
     Problem& p = problem();
-    const std::function<void()> work = [&p, v] {
+    const double ms = gpulab::bench::time_manual(state, [&p, v](cudaStream_t s) {
+        const bf16 *a = p.a.data(), *w = p.w.data();
         switch (v) {
-            case Variant::naive: launch_gemm_naive(p.da(), p.dw(), p.dc(), p.m(), p.n(), p.k(), nullptr); break;
-            case Variant::v1: launch_gemm_v1(p.da(), p.dw(), p.dc(), p.m(), p.n(), p.k(), nullptr); break;
-            case Variant::v2: launch_gemm_v2(p.da(), p.dw(), p.dc(), p.m(), p.n(), p.k(), nullptr); break;
-            case Variant::v3: launch_gemm_v3(p.da(), p.dw(), p.dc(), p.m(), p.n(), p.k(), nullptr); break;
-            case Variant::fused: launch_gemm_silu(p.da(), p.dw(), p.dy(), p.m(), p.n(), p.k(), nullptr); break;
+            case Variant::naive: launch_gemm_naive(a, w, p.c.data(), p.m(), p.n(), p.k(), s); break;
+            case Variant::v1: launch_gemm_v1(a, w, p.c.data(), p.m(), p.n(), p.k(), s); break;
+            case Variant::v2: launch_gemm_v2(a, w, p.c.data(), p.m(), p.n(), p.k(), s); break;
+            case Variant::v3: launch_gemm_v3(a, w, p.c.data(), p.m(), p.n(), p.k(), s); break;
+            case Variant::fused: launch_gemm_silu(a, w, p.y.data(), p.m(), p.n(), p.k(), s); break;
             case Variant::v3_then_silu:
-                launch_gemm_v3(p.da(), p.dw(), p.dc(), p.m(), p.n(), p.k(), nullptr);
-                launch_silu(p.dc(), p.dy(), p.c.size(), nullptr);
+                launch_gemm_v3(a, w, p.c.data(), p.m(), p.n(), p.k(), s);
+                launch_silu(p.c.data(), p.y.data(), p.c.size(), s);
                 break;
-            case Variant::cublas: launch_gemm_cublas(p.da(), p.dw(), p.dc(), p.m(), p.n(), p.k(), nullptr); break;
+            case Variant::cublas: launch_gemm_cublas(a, w, p.c.data(), p.m(), p.n(), p.k(), s); break;
         }
-    };
-    const double ms = time_it(state, work);
+    });
     if (ms > 0) set_rate_counters(state, ms);
 }
 
@@ -121,7 +87,9 @@ void run(benchmark::State& state, Variant v) {
 template <int T>
 void v1_tile(benchmark::State& state) {
     Problem& p = problem();
-    const double ms = time_it(state, [&p] { launch_gemm_v1_tiles<T, T, 32>(p.da(), p.dw(), p.dc(), p.m(), p.n(), p.k(), nullptr); });
+    const double ms = gpulab::bench::time_manual(state, [&p](cudaStream_t s) {
+        launch_gemm_v1_tiles<T, T, 32>(p.a.data(), p.w.data(), p.c.data(), p.m(), p.n(), p.k(), s);
+    });
     if (ms <= 0) return;
     set_rate_counters(state, ms);
     const models::Tile tile{T, T, 32};

@@ -1,12 +1,6 @@
 #!/usr/bin/env python3
-"""Redraws the results tables of labs/03_tiling/README.md from lab03_bench's JSON output.
-
-    build/labs/03_tiling/lab03_bench_solution --benchmark_format=json > bench.json
-    labs/03_tiling/results_table.py bench.json labs/03_tiling/README.md
-
-The tables go between the <!-- results:begin --> and <!-- results:end --> markers; nothing is typed.
-"""
-import json
+"""Usage: results_table.py BENCH.json README.md — redraws lab 03's results tables in its handout, between
+the results markers, from `lab03_bench_solution --benchmark_format=json > BENCH.json`. Nothing is typed."""
 import os
 import re
 import sys
@@ -25,18 +19,13 @@ VARIANTS = [  # benchmark name, what the table calls it
 ]
 
 
-def microseconds(b):
-    return b["real_time"] * {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[b["time_unit"]]
+microseconds = handout_table.microseconds
 
 
-def main(bench_path, readme_path):
-    data = json.load(open(bench_path))
-    ctx = data.get("context", {})
+def table_lines(benchmarks, ctx):
     runs, tiles = {}, {}
     shape = None
-    for b in data["benchmarks"]:
-        if b.get("run_type") == "aggregate" or b.get("error_occurred"):
-            continue
+    for b in benchmarks:
         m = re.match(r"run/(\w+)/", b["name"])
         if m:
             runs[m.group(1)] = b
@@ -46,7 +35,7 @@ def main(bench_path, readme_path):
         if "M" in b:
             shape = (int(b["M"]), int(b["K"]), int(b["N"]))
     if not runs:
-        sys.exit("results_table: no lab03 benchmarks in " + bench_path)
+        sys.exit("results_table: no lab03 benchmarks in " + sys.argv[1])
     lines = []
     if shape:
         lines.append(f"C = A·W with M = {shape[0]}, K = {shape[1]}, N = {shape[2]} (BF16 in and out, FP32 accumulation):")
@@ -71,11 +60,8 @@ def main(bench_path, readme_path):
             lines.append(f"| {t}×{t} | {microseconds(b):.1f} | {b['TFLOP/s']:.1f} | {b['traffic_MiB']:.0f} | "
                          f"{b['implied_GB/s']:.0f} | {b['local_KiB']:.0f} | {b['smem_B/block']:.0f} | "
                          f"{b['regs/thread']:.0f} | {b['blocks/SM']:.0f} |")
-    lines += ["", handout_table.measured_by("lab03_bench", ctx)]
-    handout_table.write_results(readme_path, lines)
+    return lines + ["", handout_table.measured_by("lab03_bench", ctx)]
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    handout_table.main(__doc__, table_lines)

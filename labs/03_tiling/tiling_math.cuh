@@ -4,13 +4,14 @@
  * accumulator, and the SiLU epilogue — shared by every kernel of the lab.
  *
  * FROZEN: do not edit. The fused epilogue (launch_gemm_silu) and the separate one (launch_silu after
- * launch_gemm_v3) must give the same bits, so both compute each element with these functions. The
- * intrinsics with an explicit rounding mode (`__fadd_rn`) keep the compiler from contracting operations
- * differently in different kernels.
+ * launch_gemm_v3) must give the same bits, so both compute each element with these functions; SiLU itself
+ * is the course's one definition (gpulab::silu_f32 in labs/activations.cuh, which launch_silu uses too).
  */
 #pragma once
 
 #include <cuda_bf16.h>
+
+#include "labs/activations.cuh"
 
 namespace tiling {
 
@@ -21,17 +22,9 @@ __device__ __forceinline__ __nv_bfloat16 round_output(float acc) { return __floa
  *  @param lo first (lower address) @param hi second */
 __device__ __forceinline__ __nv_bfloat162 round_output2(float lo, float hi) { return __floats2bfloat162_rn(lo, hi); }
 
-/**
- * @brief SiLU in FP32: x / (1 + e^(−x)), with the fast hardware exponential and reciprocal. Their error
- * (a few FP32 ulps) vanishes in the BF16 rounding that follows; what matters is that every kernel uses
- * this same sequence. @param x input
- */
-__device__ __forceinline__ float silu_f32(float x) { return __fdividef(x, __fadd_rn(1.0f, __expf(-x))); }
-
-/** @brief The separate epilogue for one element: Y = round_to_bf16(SiLU(C)). @param c a stored output */
-__device__ __forceinline__ __nv_bfloat16 silu_of_output(__nv_bfloat16 c) {
-    return __float2bfloat16_rn(silu_f32(__bfloat162float(c)));
-}
+/** @brief The separate epilogue for one element: Y = round_to_bf16(SiLU(C)) (gpulab::silu_bf16, what
+ *  launch_silu computes). @param c a stored output */
+__device__ __forceinline__ __nv_bfloat16 silu_of_output(__nv_bfloat16 c) { return gpulab::silu_bf16(c); }
 
 /**
  * @brief The fused epilogue for one accumulator: Y = round_to_bf16(SiLU(round_to_bf16(acc))). The
@@ -42,8 +35,7 @@ __device__ __forceinline__ __nv_bfloat16 silu_epilogue(float acc) { return silu_
 
 /** @brief silu_epilogue on two accumulators, same bits. @param lo first (lower address) @param hi second */
 __device__ __forceinline__ __nv_bfloat162 silu_epilogue2(float lo, float hi) {
-    const float2 c = __bfloat1622float2(round_output2(lo, hi));
-    return __floats2bfloat162_rn(silu_f32(c.x), silu_f32(c.y));
+    return gpulab::silu_bf16x2(round_output2(lo, hi));
 }
 
 }  // namespace tiling

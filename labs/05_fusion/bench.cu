@@ -8,16 +8,21 @@
 #include <benchmark/benchmark.h>
 
 #include "fusion.hpp"
-#include "labs/buffer.hpp"
+#include "labs/bench.hpp"
+#include "labs/bf16.hpp"
 #include "labs/ceilings.hpp"
-#include "labs/device.hpp"
+#include "labs/models/datasets.hpp"
 #include "labs/random.hpp"
-#include "labs/timing.hpp"
 
 namespace {
 
-constexpr std::size_t kWidth = 12288;
-using bf16 = __nv_bfloat16;
+using gpulab::bf16;
+
+// The FFN width F of the chapter's model (Qwen3-8B: 12288), from the datasets.
+std::size_t ffn_width() {
+    static const auto width = static_cast<std::size_t>(gpulab::models::load_model_shape().intermediate_size);
+    return width;
+}
 
 double copy_gbps() {
     static const double v = gpulab::measure_copy_bandwidth_gbps();
@@ -28,36 +33,26 @@ enum Variant { kSeparate = 0, kFusedSiluMul = 1, kAllFused = 2 };
 
 void run(benchmark::State& state, Variant variant) {
     const auto rows = static_cast<std::size_t>(state.range(0));
-    const std::size_t n = rows * kWidth;
-    gpulab::DeviceBuffer<std::uint16_t> g(n), u(n), t(n), z(n);
+    const std::size_t width = ffn_width(), n = rows * width;
+    gpulab::DeviceBuffer<bf16> g(n), u(n), t(n), z(n);
     gpulab::DeviceBuffer<std::uint8_t> q(n);
     gpulab::fill_uniform_bf16_device(g.data(), n, 1, -3.0f, 3.0f);
     gpulab::fill_uniform_bf16_device(u.data(), n, 2, -3.0f, 3.0f);
-    const auto* gp = reinterpret_cast<const bf16*>(g.data());
-    const auto* up = reinterpret_cast<const bf16*>(u.data());
-    auto* tp = reinterpret_cast<bf16*>(t.data());
-    auto* zp = reinterpret_cast<bf16*>(z.data());
-    const gpulab::DeviceProbe probe = gpulab::probe_device();
-    gpulab::L2Flusher flusher(static_cast<std::size_t>(probe.info.l2_bytes));
-    gpulab::EventTimer timer;
     // Bytes each variant must move per element: separate 4 + 6 + 3, SiLU*U fused 6 + 3, all fused 5.
     const double bytes_per_element[] = {13.0, 9.0, 5.0};
-    for (auto _ : state) {
-        flusher.flush();
-        timer.start();
+    const double ms = gpulab::bench::time_manual(state, [&](cudaStream_t s) {
         if (variant == kSeparate) {
-            launch_silu(gp, tp, n, nullptr);
-            launch_mul(tp, up, zp, n, nullptr);
-            launch_quantize(zp, q.data(), n, kFusionScale, nullptr);
+            launch_silu(g.data(), t.data(), n, s);
+            launch_mul(t.data(), u.data(), z.data(), n, s);
+            launch_quantize(z.data(), q.data(), n, kFusionScale, s);
         } else if (variant == kFusedSiluMul) {
-            launch_silu_mul(gp, up, zp, rows, kWidth, nullptr);
-            launch_quantize(zp, q.data(), n, kFusionScale, nullptr);
+            launch_silu_mul(g.data(), u.data(), z.data(), rows, width, s);
+            launch_quantize(z.data(), q.data(), n, kFusionScale, s);
         } else {
-            launch_silu_mul_quantize(gp, up, q.data(), rows, kWidth, kFusionScale, nullptr);
+            launch_silu_mul_quantize(g.data(), u.data(), q.data(), rows, width, kFusionScale, s);
         }
-        timer.stop();
-        state.SetIterationTime(timer.elapsed_ms() * 1e-3);
-    }
+    });
+    if (ms < 0) return;
     const double bytes = bytes_per_element[variant] * static_cast<double>(n);
     state.counters["rows"] = static_cast<double>(rows);
     state.counters["bytes"] = bytes;

@@ -11,6 +11,7 @@
 #include "fusion.hpp"
 #include "fusion_math.cuh"
 #include "labs/cuda_check.hpp"
+#include "labs/launch.hpp"
 #include "labs/math.hpp"
 
 namespace {
@@ -19,10 +20,7 @@ namespace {
 // Start with one element per iteration of a grid-stride loop over rows * cols elements; then move 16
 // bytes (8 BF16 values) per load and store, with a scalar loop for the elements left over.
 __global__ void silu_mul_kernel(const __nv_bfloat16* g, const __nv_bfloat16* u, __nv_bfloat16* z, std::size_t count) {
-    (void)g;
-    (void)u;
-    (void)z;
-    (void)count;
+    gpulab::unused(g, u, z, count);
 }
 
 // TODO(student) (b): as (a), but write Q = quantize_step(Z, inv_scale) instead of Z, with
@@ -30,38 +28,23 @@ __global__ void silu_mul_kernel(const __nv_bfloat16* g, const __nv_bfloat16* u, 
 // (it is still rounded to BF16: mul_step does that).
 __global__ void silu_mul_quantize_kernel(const __nv_bfloat16* g, const __nv_bfloat16* u, std::uint8_t* q,
                                          std::size_t count, float scale) {
-    (void)g;
-    (void)u;
-    (void)q;
-    (void)count;
-    (void)scale;
+    gpulab::unused(g, u, q, count, scale);
 }
 
 }  // namespace
 
 void launch_silu_mul(const __nv_bfloat16* g, const __nv_bfloat16* u, __nv_bfloat16* z, std::size_t rows,
                      std::size_t cols, cudaStream_t stream) {
-    // TODO(student): launch silu_mul_kernel on `stream` (one launch), then LABS_CHECK_LAUNCH().
-    (void)g;
-    (void)u;
-    (void)z;
-    (void)rows;
-    (void)cols;
-    (void)stream;
-    (void)&silu_mul_kernel;
+    // TODO(student): launch silu_mul_kernel on `stream` (one launch), then LABS_CHECK_LAUNCH(). Size the
+    // grid with gpulab::resident_grid() (labs/launch.hpp): one full wave of the blocks this kernel can
+    // keep resident, which depends on its registers — more would run as a half-empty second wave.
+    gpulab::unused(g, u, z, rows, cols, stream, &silu_mul_kernel);
 }
 
 void launch_silu_mul_quantize(const __nv_bfloat16* g, const __nv_bfloat16* u, std::uint8_t* q, std::size_t rows,
                               std::size_t cols, float scale, cudaStream_t stream) {
     // TODO(student): launch silu_mul_quantize_kernel on `stream` (one launch), then LABS_CHECK_LAUNCH().
-    (void)g;
-    (void)u;
-    (void)q;
-    (void)rows;
-    (void)cols;
-    (void)scale;
-    (void)stream;
-    (void)&silu_mul_quantize_kernel;
+    gpulab::unused(g, u, q, rows, cols, scale, stream, &silu_mul_quantize_kernel);
 }
 
 std::uint8_t* chain_fused_silu_mul(MemoryLedger& ledger, __nv_bfloat16* g, __nv_bfloat16* u, std::size_t rows,
@@ -69,25 +52,13 @@ std::uint8_t* chain_fused_silu_mul(MemoryLedger& ledger, __nv_bfloat16* g, __nv_
     // TODO(student): like chain_separate() in baseline.cu — allocate each output before its step, run
     // the step, release the inputs it used up — with launch_silu_mul() in place of the first two steps
     // and launch_quantize() for the third. Return Q.
-    (void)ledger;
-    (void)g;
-    (void)u;
-    (void)rows;
-    (void)cols;
-    (void)scale;
-    (void)stream;
+    gpulab::unused(ledger, g, u, rows, cols, scale, stream);
     return nullptr;
 }
 
 std::uint8_t* chain_all_fused(MemoryLedger& ledger, __nv_bfloat16* g, __nv_bfloat16* u, std::size_t rows,
                               std::size_t cols, float scale, cudaStream_t stream) {
     // TODO(student): the same with launch_silu_mul_quantize(): one step, one output. Return Q.
-    (void)ledger;
-    (void)g;
-    (void)u;
-    (void)rows;
-    (void)cols;
-    (void)scale;
-    (void)stream;
+    gpulab::unused(ledger, g, u, rows, cols, scale, stream);
     return nullptr;
 }

@@ -17,13 +17,16 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
+#include "labs/activations.hpp"
+
 /** @brief Scale of the per-tensor FP8 quantization used by the checks (Z / scale → E4M3FN). */
 inline constexpr float kFusionScale = 1.0f / 64.0f;
 
 // ---- The baseline: one kernel per step (baseline.cu) ----------------------------------------------
 
-/** @brief T = round_to_bf16(SiLU(G)). @param g input @param t output @param count elements @param stream stream */
-void launch_silu(const __nv_bfloat16* g, __nv_bfloat16* t, std::size_t count, cudaStream_t stream);
+// Step 1, T = round_to_bf16(SiLU(G)), is the course's shared SiLU kernel (labs/activations.hpp): with
+// fusion::silu_step it computes every element with gpulab::silu_bf16.
+using gpulab::launch_silu;
 /** @brief Z = round_to_bf16(T · U). @param t input @param u input @param z output @param count elements @param stream stream */
 void launch_mul(const __nv_bfloat16* t, const __nv_bfloat16* u, __nv_bfloat16* z, std::size_t count,
                 cudaStream_t stream);

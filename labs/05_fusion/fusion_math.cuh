@@ -4,8 +4,9 @@
  *
  * FROZEN: do not edit. Fusion may change where values live, never the arithmetic: every kernel of the
  * lab, separate or fused, computes each element with exactly these functions, so their results are
- * bit-identical. The intrinsics with an explicit rounding mode (`__fadd_rn`, `__fmul_rn`) keep the
- * compiler from contracting a multiply and an add into one FMA differently in different kernels, which
+ * bit-identical. SiLU is the course's one definition (gpulab::silu_f32 in labs/activations.cuh, shared
+ * with lab 03's epilogue and the separate launch_silu). The intrinsics with an explicit rounding mode
+ * (`__fmul_rn`) keep the compiler from contracting operations differently in different kernels, which
  * would change the last bit.
  */
 #pragma once
@@ -15,19 +16,12 @@
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 
+#include "labs/activations.cuh"
+
 namespace fusion {
 
-/**
- * @brief SiLU in FP32: x · σ(x) = x / (1 + e^(−x)), with the fast hardware exponential and reciprocal.
- * Their error (a few FP32 ulps) vanishes in the BF16 rounding that follows; what matters is that every
- * kernel uses this same sequence. @param x input
- */
-__device__ __forceinline__ float silu_f32(float x) { return __fdividef(x, __fadd_rn(1.0f, __expf(-x))); }
-
-/** @brief Step 1 for one element: T = round_to_bf16(SiLU(G)). @param g gate value */
-__device__ __forceinline__ __nv_bfloat16 silu_step(__nv_bfloat16 g) {
-    return __float2bfloat16_rn(silu_f32(__bfloat162float(g)));
-}
+/** @brief Step 1 for one element: T = round_to_bf16(SiLU(G)) (gpulab::silu_bf16). @param g gate value */
+__device__ __forceinline__ __nv_bfloat16 silu_step(__nv_bfloat16 g) { return gpulab::silu_bf16(g); }
 
 /** @brief Step 2 for one element: Z = round_to_bf16(T · U). @param t SiLU output @param u up value */
 __device__ __forceinline__ __nv_bfloat16 mul_step(__nv_bfloat16 t, __nv_bfloat16 u) {
@@ -51,11 +45,8 @@ __device__ __forceinline__ float inverse_scale(float scale) { return __frcp_rn(s
 // Two elements at a time: the same arithmetic per element (so the same bits), with the conversions
 // done in pairs (one instruction converts two values).
 
-/** @brief silu_step on two elements. @param g two gate values */
-__device__ __forceinline__ __nv_bfloat162 silu_step2(__nv_bfloat162 g) {
-    const float2 f = __bfloat1622float2(g);
-    return __floats2bfloat162_rn(silu_f32(f.x), silu_f32(f.y));
-}
+/** @brief silu_step on two elements (gpulab::silu_bf16x2). @param g two gate values */
+__device__ __forceinline__ __nv_bfloat162 silu_step2(__nv_bfloat162 g) { return gpulab::silu_bf16x2(g); }
 
 /** @brief mul_step on two elements. @param t two SiLU outputs @param u two up values */
 __device__ __forceinline__ __nv_bfloat162 mul_step2(__nv_bfloat162 t, __nv_bfloat162 u) {

@@ -483,10 +483,6 @@ KernelInfo gemm_v1_kernel_info() {
     return {reinterpret_cast<const void*>(&gemm_v1_kernel<BM, BN, BK>), kV1Threads, 0};
 }
 
-// The tiles the experiment sweeps, listed in tiling.hpp (keep this line: the checks and the benchmark
-// link against them).
-TILING_V1_TILES(TILING_INSTANTIATE_V1_TILE)
-
 void launch_gemm_v1(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
                     cudaStream_t stream) {
     launch_gemm_v1_tiles<64, 64, 32>(A, W, C, M, N, K, stream);  // the chapter's tile

@@ -4,12 +4,12 @@
 // instead of writing them to device memory and reading them back; each thread moves 16 bytes per load
 // (8 BF16 values) and keeps two such loads per input in flight before computing; the chain's arithmetic
 // is untouched (fusion_math.cuh), so the results are bit-identical to the baseline's.
-#include <algorithm>
 #include <cstdint>
 
 #include "fusion.hpp"
 #include "fusion_math.cuh"
 #include "labs/cuda_check.hpp"
+#include "labs/launch.hpp"
 #include "labs/math.hpp"
 
 namespace {
@@ -90,15 +90,8 @@ __global__ void __launch_bounds__(kBlock) chain_kernel(const __nv_bfloat16* __re
 // 6 blocks of 256 per SM, not 8, so the occupancy API, not 2048 / 256, sets the number.
 template <bool kQuantize, typename Out>
 unsigned grid_for(std::size_t count) {
-    static const unsigned max_blocks = [] {
-        int dev = 0, sms = 0, per_sm = 0;
-        CUDA_CHECK(cudaGetDevice(&dev));
-        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, chain_kernel<kQuantize, Out>, kBlock, 0));
-        return static_cast<unsigned>(sms * std::max(per_sm, 1));
-    }();
-    const std::size_t needed = gpulab::ceil_div<std::size_t>(gpulab::ceil_div<std::size_t>(count, kVec * kUnroll), kBlock);
-    return static_cast<unsigned>(needed < max_blocks ? (needed == 0 ? 1 : needed) : max_blocks);
+    const std::size_t wanted = gpulab::ceil_div<std::size_t>(gpulab::ceil_div<std::size_t>(count, kVec * kUnroll), kBlock);
+    return gpulab::resident_grid(chain_kernel<kQuantize, Out>, kBlock, 0, wanted);
 }
 
 }  // namespace

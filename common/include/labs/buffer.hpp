@@ -96,6 +96,25 @@ private:
 };
 
 /**
+ * @brief Device scratch space that grows to the largest size asked of it and keeps its memory, for a
+ * launcher that needs a workspace but must not allocate on every call (an allocation synchronises the
+ * device, and is not allowed while a CUDA graph is being captured: make the first, largest call eagerly).
+ * @tparam T trivially copyable element type
+ */
+template <typename T>
+class Workspace {
+public:
+    /** @brief At least @p count elements (contents undefined); reallocates only to grow. */
+    [[nodiscard]] T* at_least(std::size_t count) {
+        if (buffer_.size() < count) buffer_ = DeviceBuffer<T>(count);
+        return buffer_.data();
+    }
+
+private:
+    DeviceBuffer<T> buffer_;
+};
+
+/**
  * @brief An array of @p T in page-locked host memory (cudaMallocHost), freed on destruction.
  * Copies from and to pinned memory run at full interconnect speed and can be asynchronous.
  * @tparam T trivially copyable element type

@@ -16,6 +16,7 @@
 #include <span>
 #include <vector>
 
+#include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
 #include "labs/math.hpp"
@@ -54,17 +55,8 @@ void fill_uniform_bf16(std::span<std::uint16_t> out, std::uint64_t seed, float l
 /** @brief Device version of fill_uniform: same seed, same bits. Asynchronous on @p stream. */
 void fill_uniform_device(float* out, std::size_t n, std::uint64_t seed, float lo = -1.0f,
                          float hi = 1.0f, cudaStream_t stream = nullptr);
-/**
- * @brief Device version of fill_uniform_bf16 (writes BF16 bits; pass a `__nv_bfloat16*` cast to
- * `std::uint16_t*`). Asynchronous on @p stream.
- */
-void fill_uniform_bf16_device(std::uint16_t* out, std::size_t n, std::uint64_t seed,
+/** @brief Device version of fill_uniform_bf16: same seed, same bits. Asynchronous on @p stream. */
+void fill_uniform_bf16_device(__nv_bfloat16* out, std::size_t n, std::uint64_t seed,
                               float lo = -1.0f, float hi = 1.0f, cudaStream_t stream = nullptr);
-
-/**
- * @brief A fresh seed for a run: from the clock and a random device, printed by the grader so that
- * `--seed` can reproduce the run.
- */
-[[nodiscard]] std::uint64_t fresh_seed();
 
 }  // namespace gpulab

@@ -150,6 +150,7 @@ QuantGemmTraffic quant_gemm_traffic(const QuantGemmCase& c) {
     t.separate_total_bytes = t.separate_input_bytes + t.shared_bytes;
     t.fused_total_bytes = t.fused_input_bytes + t.shared_bytes;
     t.fused_over_separate = t.fused_total_bytes / t.separate_total_bytes;
+    t.accumulator_bytes = static_cast<double>(c.tile_m) * static_cast<double>(c.tile_n) * c.acc_bytes;
     return t;
 }
 

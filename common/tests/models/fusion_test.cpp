@@ -114,5 +114,12 @@ TEST_CASE("Example 5-8: fusing the quantization into the GEMM moves 620 MiB inst
     // One column block for all 1536 columns removes the repeated reads.
     QuantGemmCase wide;
     wide.tile_n = 1536;
-    CHECK(quant_gemm_traffic(wide).col_blocks == 1);
+    const QuantGemmTraffic w = quant_gemm_traffic(wide);
+    CHECK(w.col_blocks == 1);
+    CHECK(to_mib(w.fused_input_bytes) == 64);  // 32 for the scales + one pass of FP16 A
+    // ... but the tile's FP32 accumulator grows from 128 to 1536 columns: 128·128·4 B = 64 KiB to
+    // 128·1536·4 B = 768 KiB, 12 times as much.
+    CHECK(to_kib(t.accumulator_bytes) == 64);
+    CHECK(to_kib(w.accumulator_bytes) == 768);
+    CHECK(w.accumulator_bytes / t.accumulator_bytes == 12);
 }

@@ -73,6 +73,22 @@ TEST_CASE("Exercise 5-1: the 64x64 tile (answer computed by the model)", "[model
     CHECK(occupancy(h100(), {256, 40, static_cast<std::int64_t>(s.total_bytes)}).limiter() == "regs+smem");
     CHECK(occupancy(h100(), {256, 32, static_cast<std::int64_t>(s.total_bytes)}).limiter() == "smem");
     CHECK(occupancy(h100(), {256, 41, static_cast<std::int64_t>(s.total_bytes)}).limiter() == "regs");
+    // Last step: bytes in flight at 600 ns and 4 loads per warp. Needed per SM: 3350 GB/s × 600 ns / 132
+    // = 15,227 B. Available: warps × 4 loads × 512 B. 128 registers: 16 warps → 32,768 B, coverage
+    // 32,768 / 15,227 = 2.15 (the same 16 warps as the 128×128 tile). 64 registers: 32 warps → 65,536 B,
+    // coverage 4.30. Both cover the latency; 8 warps would do.
+    const DeviceSpec d = load_device("H100");
+    const auto in_flight = [&d](const Occupancy& o) {
+        return littles_law({d.memory_bandwidth_gbps, 600, d.sm_count, o.resident_warps, 4, 16, 32, o.warps_per_block});
+    };
+    const LittlesLaw l128 = in_flight(o128), l64 = in_flight(o64);
+    CHECK(prints_as(l128.needed_per_sm_bytes / 1e3, 15.2, 1));
+    CHECK(l128.available_per_sm_bytes == 32 * kKiB);
+    CHECK(prints_as(l128.coverage, 2.15, 2));
+    CHECK(l64.available_per_sm_bytes == 64 * kKiB);
+    CHECK(prints_as(l64.coverage, 4.30, 2));
+    CHECK(l64.warps_needed == 8);
+    CHECK(l64.blocks_needed == 1);
 }
 
 TEST_CASE("Register allocation follows the warp granularity and the four sub-partitions", "[models][occupancy]") {

@@ -8,8 +8,10 @@
  *   and even when the student's code does not compile);
  * - `checks.cu` defines `register_checks(Lab&)` (correctness and performance on the GPU).
  *
- * The grader runs each in its own process (see grader/README.md in the docs): results stream back as
- * they are produced, so a crash or a hang costs only the checks that had not finished.
+ * The grader runs each in its own process (docs/grading.md, "For lab authors"): results stream back as
+ * they are produced, so a crash or a hang costs only the checks that had not finished. The helpers a
+ * lab's checks share (cached cases, poisoned outputs, inputs-unchanged verdicts, drawn shapes, timed
+ * ratios, captured launches) are in grader/gpu_checks.hpp.
  *
  * @code
  * void register_answers(gpulab::grader::Lab& lab) {
@@ -58,6 +60,25 @@ enum class Status {
 [[nodiscard]] std::string_view to_string(CheckKind k) noexcept;
 /** @brief Parses a check kind name; throws std::invalid_argument for an unknown one. */
 [[nodiscard]] CheckKind kind_from_string(std::string_view s);
+
+/**
+ * @brief A seed derived from a run's seed and a salt: independent streams of random data per case,
+ * all reproduced by the run's seed. @param seed the run's seed @param salt names the stream
+ */
+[[nodiscard]] std::uint64_t derive_seed(std::uint64_t seed, std::string_view salt) noexcept;
+
+/**
+ * @brief A whole number drawn uniformly from [@p lo, @p hi] (a multiple of @p multiple_of), from @p seed:
+ * the same seed draws the same number, so `--seed` reproduces a drawn shape.
+ * @param seed a seed from Lab::seed_for() or Context::seed_for() @param lo smallest value (≥ 0)
+ * @param hi largest value @param multiple_of granularity (lo and hi are rounded inwards to it)
+ * @throws std::invalid_argument when no multiple lies in the range
+ */
+[[nodiscard]] std::int64_t draw(std::uint64_t seed, std::int64_t lo, std::int64_t hi, std::int64_t multiple_of = 1);
+
+/** @brief A fresh seed for a run, from the clock and a random device; below 10^9 so that a student can
+ *  type it back (`grader --seed N` reproduces the run). */
+[[nodiscard]] std::uint64_t fresh_seed();
 
 /** @brief What a check can see of the run it is part of. */
 struct Context {
@@ -119,6 +140,12 @@ struct AnswerDecl {
 /** @brief The checks of one lab, in the order they run. */
 class Lab {
 public:
+    /** @param seed the run's seed: checks may draw shapes from it when they are registered (seed_for) */
+    explicit Lab(std::uint64_t seed = 0) : seed_(seed) {}
+    /** @brief derive_seed() of the run's seed, for what a lab draws while registering its checks (e.g.
+     *  a shape drawn per run, named in the check's title). @param salt names the stream */
+    [[nodiscard]] std::uint64_t seed_for(std::string_view salt) const noexcept { return derive_seed(seed_, salt); }
+
     /** @brief A numeric paper exercise. @param key dotted key in answers.toml @param question the
      *  question @param points full points @param rel_tol accepted relative error (0: exact)
      *  @param key_fn computes the answer from the models (never a stored literal) */
@@ -156,6 +183,7 @@ public:
 
 private:
     void add(CheckDecl d, Entry e);
+    std::uint64_t seed_ = 0;
     std::vector<CheckDecl> decls_;
     std::vector<Entry> entries_;
 };

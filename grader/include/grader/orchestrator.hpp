@@ -94,15 +94,15 @@ struct PartResult {
 [[nodiscard]] PartResult interpret(const ChildOutcome& outcome, const std::string& part, double fallback_points,
                                    double timeout_s);
 
-/** @brief Which implementation to grade. */
-enum class Variant {
+/** @brief Whose code to grade (a *variant*, by contrast, is a version of a kernel within a lab). */
+enum class Implementation {
     student,   ///< the student's editable files
     solution,  ///< the reference solutions
 };
 
 /** @brief How to grade. */
 struct GradeOptions {
-    Variant variant = Variant::student;  ///< what to grade
+    Implementation implementation = Implementation::student;  ///< whose code to grade
     bool answers = true;                 ///< grade answers.toml
     bool code = true;                    ///< grade the code on the GPU
     bool build = true;                   ///< rebuild the runners first (reports compile errors)

@@ -37,6 +37,10 @@ struct CheckResult {
     nlohmann::json details;      ///< everything else (timings, sizes, compare report)
 };
 
+/** @brief A result for @p decl with nothing graded yet (status not_run, 0 of its points): the one place a
+ *  result takes its id, title, kind and points from the declaration. @param decl the declared check */
+[[nodiscard]] CheckResult result_for(const CheckDecl& decl);
+
 /** @brief JSON form of a CheckResult. */
 void to_json(nlohmann::json& j, const CheckResult& r);
 /** @brief Reads a CheckResult; throws nlohmann::json::exception when a field is missing or mistyped. */

@@ -16,11 +16,11 @@
 namespace gpulab::grader {
 
 /** @brief Version of the JSON report format; bumped on any incompatible change. */
-inline constexpr int kReportSchemaVersion = 1;
+inline constexpr int kReportSchemaVersion = 2;
 
 /** @brief Everything a grading run produced. */
 struct RunReport {
-    std::string variant;            ///< "student" or "solution"
+    std::string implementation;     ///< whose code: "student" or "solution"
     std::uint64_t seed = 0;         ///< seed of the run
     std::string started_at;         ///< ISO 8601, UTC
     bool gpu_available = false;     ///< a CUDA device answered
@@ -42,7 +42,7 @@ struct RunReport {
 /** @brief The JSON report (see docs/report-schema.json). */
 [[nodiscard]] nlohmann::json to_json(const RunReport& report);
 /**
- * @brief Gradebook CSV: a header, then one row per check (variant, seed, lab, check, kind, status,
+ * @brief Gradebook CSV: a header, then one row per check (implementation, seed, lab, check, kind, status,
  * points, max_points, measured, target) and one "total" row per lab. Fields are quoted as RFC 4180 says.
  */
 [[nodiscard]] std::string to_csv(const RunReport& report);

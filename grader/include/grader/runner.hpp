@@ -58,7 +58,7 @@ struct AnswerSheet {
 /**
  * @brief Runs the lab's checks of the given mode and sends everything through @p out.
  * @return the process exit code: 0 when the run completed (whatever the scores), 3 when it had to stop
- * (fatal CUDA error), 2 on bad options.
+ * (fatal CUDA error). (Bad options are runner_main()'s business: it exits 2 before a Lab exists.)
  */
 int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emitter& out);
 

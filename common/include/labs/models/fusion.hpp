@@ -135,6 +135,7 @@ struct QuantGemmCase {
     int quant_bytes = 1;         ///< bytes per quantized element of A (FP8)
     int w_bytes = 1;             ///< bytes per weight (FP8)
     int out_bytes = 2;           ///< bytes per output element (FP16)
+    int acc_bytes = 4;           ///< bytes per accumulator element (FP32 accumulation)
 };
 
 /** @brief Traffic of quantizing separately vs inside the GEMM. */
@@ -151,6 +152,12 @@ struct QuantGemmTraffic {
     double separate_total_bytes = 0; ///< separate_input + shared
     double fused_total_bytes = 0;    ///< fused_input + shared
     double fused_over_separate = 0;  ///< fused / separate total
+    /**
+     * @brief One output tile's accumulator, tile_m · tile_n · acc_bytes: what a wider tile costs in
+     * local storage (64 KiB at 128 × 128; one tile over all 1536 columns removes the column blocks'
+     * re-reads but needs 768 KiB, 12 times as much).
+     */
+    double accumulator_bytes = 0;
 };
 
 /** @brief Example 5-8's traffic for @p c. @param c the case */

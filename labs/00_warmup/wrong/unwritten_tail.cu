@@ -1,5 +1,5 @@
-// Broken on purpose (grader robustness test): float4 loop without the tail, so the last n % 4
-// elements are never written.
+// Known-bad (wrong/expect.json): a float4 loop without the scalar tail, so the last n % 4 elements are
+// never written: the poisoned output shows them, and the hint points at the tail.
 #include "labs/cuda_check.hpp"
 #include "vector_add.hpp"
 

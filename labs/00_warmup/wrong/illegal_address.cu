@@ -1,4 +1,5 @@
-// Broken on purpose (grader robustness test): writes far outside c, a sticky illegal-address error.
+// Known-bad (wrong/expect.json): writes far outside c. The illegal address is a sticky error: the
+// context is lost, no later check may score, and the report must name cudaErrorIllegalAddress.
 #include "labs/cuda_check.hpp"
 #include "vector_add.hpp"
 

@@ -1,5 +1,6 @@
-// Broken on purpose (grader robustness test): the kernel waits for a "ready" flag that the producer
-// never sets — its launch was forgotten, as when an event is never recorded. It never finishes.
+// Known-bad (wrong/expect.json says what the grader must report): the kernel spins on a "ready" flag
+// that nothing ever sets — as when the producer's launch is forgotten. It never finishes: the grader
+// must kill the process at the time limit and report the lab as hung, naming the check that was running.
 #include "labs/cuda_check.hpp"
 #include "vector_add.hpp"
 

@@ -1,0 +1,5 @@
+// Known-bad (wrong/expect.json): the "fused" SiLU runs the GEMM into a scratch C and then the separate SiLU
+// kernel — bit-identical (it IS v3 then SiLU), but two launches and C through memory: the captured graph
+// shows two kernels.
+constexpr bool kDropKTail = false, kSiluTwoLaunches = true;
+#include "gemm.cuh"
