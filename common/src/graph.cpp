@@ -22,7 +22,9 @@ F driver_entry(const char* symbol) {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult status{};
 #if CUDART_VERSION >= 12050
-    if (cudaGetDriverEntryPointByVersion(symbol, &fn, 12000, cudaEnableDefault, &status) != cudaSuccess) fn = nullptr;
+    // The ABI of the headers this file was compiled with (cuFuncGetName, for one, exists since 12.3).
+    if (cudaGetDriverEntryPointByVersion(symbol, &fn, CUDART_VERSION, cudaEnableDefault, &status) != cudaSuccess)
+        fn = nullptr;
 #else
     if (cudaGetDriverEntryPoint(symbol, &fn, cudaEnableDefault, &status) != cudaSuccess) fn = nullptr;
 #endif
@@ -66,17 +68,17 @@ KernelNode describe_node(cudaGraphNode_t node) {
         if (p.func != nullptr && func_name != nullptr && func_name(&name, p.func) != CUDA_SUCCESS) name = nullptr;
         if (name == nullptr && p.kern != nullptr && kernel_name != nullptr && kernel_name(&name, p.kern) != CUDA_SUCCESS)
             name = nullptr;
-    } else {
-        // No driver entry points (an old driver): the runtime's view, which names this program's kernels.
+    }
+    if (name == nullptr) {
+        // The runtime's view, which names this program's own kernels.
         cudaKernelNodeParams rp{};
-        CUDA_CHECK(cudaGraphKernelNodeGetParams(node, &rp));
-        k.grid = rp.gridDim;
-        k.block = rp.blockDim;
-        k.dynamic_smem = rp.sharedMemBytes;
-        if (cudaFuncGetName(&name, rp.func) != cudaSuccess) {
-            (void)cudaGetLastError();
-            name = nullptr;
+        if (cudaGraphKernelNodeGetParams(node, &rp) == cudaSuccess) {
+            k.grid = rp.gridDim;
+            k.block = rp.blockDim;
+            k.dynamic_smem = rp.sharedMemBytes;
+            if (cudaFuncGetName(&name, rp.func) != cudaSuccess) name = nullptr;
         }
+        (void)cudaGetLastError();
     }
     if (name != nullptr) {
         k.mangled = name;

@@ -36,7 +36,7 @@ TEST_CASE("A captured graph counts and names the kernels a launcher enqueued, an
     CHECK(g.node_count() == 3);  // the memset is a node, not a kernel
     CHECK(contains(g.kernels()[0].name, "kit_test_fill"));
     CHECK(contains(g.kernels()[1].name, "kit_test_add_one"));
-    CHECK_FALSE(contains(g.kernels()[0].name, "("));  // "(anonymous namespace)::kit_test_fill", no arguments
+    CHECK(g.kernels()[0].name.back() != ')');  // "(anonymous namespace)::kit_test_fill": no argument list
     CHECK(g.kernels()[0].block.x == 32);
     CHECK(to_host(d) == std::vector<int>(32, 0));  // captured, not run
     g.replay();

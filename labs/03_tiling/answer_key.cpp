@@ -4,15 +4,15 @@
 #include "labs/math.hpp"
 #include "labs/models/datasets.hpp"
 #include "labs/models/tiling.hpp"
+#include "labs/models/units.hpp"
 
 using namespace gpulab::grader;
 namespace models = gpulab::models;
 using gpulab::kKiB;
 using gpulab::kMiB;
+using gpulab::models::kGiB;
 
 namespace {
-
-constexpr double kGiB = 1024.0 * kMiB;
 constexpr std::int64_t kStep = 32;  // the chapter's K step
 
 // C = X·W of the running example: 1024 × 4096 × 12288, BF16 in and out, FP32 accumulators.

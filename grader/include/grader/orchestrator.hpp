@@ -15,7 +15,7 @@
 
 namespace gpulab::grader {
 
-/** @brief One lab as the build registered it (see labs_add_lab in common/cmake/LabsLab.cmake). */
+/** @brief One lab as the build registered it (see labs_add_lab in grader/cmake/LabsLab.cmake). */
 struct LabEntry {
     std::string id;      ///< two digits, e.g. "05"
     std::string name;    ///< short name, e.g. "fusion"
