@@ -11,7 +11,7 @@
 namespace gpulab::grader {
 namespace {
 
-constexpr std::array<std::pair<Status, std::string_view>, 8> kStatusNames{{
+constexpr std::array<std::pair<Status, std::string_view>, 9> kStatusNames{{
     {Status::pass, "pass"},
     {Status::partial, "partial"},
     {Status::fail, "fail"},
@@ -20,6 +20,7 @@ constexpr std::array<std::pair<Status, std::string_view>, 8> kStatusNames{{
     {Status::error, "error"},
     {Status::suspicious, "suspicious"},
     {Status::not_run, "not_run"},
+    {Status::tampered, "tampered"},
 }};
 
 constexpr std::array<std::pair<CheckKind, std::string_view>, 3> kKindNames{{

@@ -97,7 +97,7 @@ int expect_outcome(const RunReport& r, const std::string& expect) {
             ++graded;
             if (expect == "full" && c.status != Status::pass) ok = false;
             if (expect == "zero" && (c.points > 0 || c.status == Status::error || c.status == Status::not_run ||
-                                     c.status == Status::suspicious))
+                                     c.status == Status::suspicious || c.status == Status::tampered))
                 ok = false;
         }
     }

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <random>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -124,12 +125,25 @@ struct Spawned {
     int output_fd = -1;  // our end of its stdout + stderr
 };
 
-// Starts argv in its own process group: fd 3 is the report channel, stdout and stderr go to one pipe,
-// stdin is /dev/null, every other descriptor is closed. Sets out.spawn_failed when it cannot start.
-Spawned spawn(const std::vector<std::string>& argv, ChildOutcome& out) {
+constexpr int kKeyFd = 4;  // the child reads its channel key here (and closes it) before main
+
+ChannelKey fresh_key() {
+    std::random_device rd;
+    ChannelKey k{};
+    for (std::size_t i = 0; i < k.size(); i += 4) {
+        const unsigned v = rd();
+        for (std::size_t j = 0; j < 4; ++j) k[i + j] = static_cast<std::uint8_t>(v >> (8 * j));
+    }
+    return k;
+}
+
+// Starts argv in its own process group: fd 3 is the report channel, fd 4 holds the channel key (a pipe
+// the parent fills and closes), stdout and stderr go to one pipe, stdin is /dev/null, every other
+// descriptor is closed. Sets out.spawn_failed when it cannot start.
+Spawned spawn(const std::vector<std::string>& argv, const ChannelKey& key, ChildOutcome& out) {
     Spawned c;
-    int report[2], output[2], status_pipe[2];
-    if (pipe(report) != 0 || pipe(output) != 0 || pipe2(status_pipe, O_CLOEXEC) != 0) {
+    int report[2], output[2], status_pipe[2], key_pipe[2];
+    if (pipe(report) != 0 || pipe(output) != 0 || pipe2(status_pipe, O_CLOEXEC) != 0 || pipe(key_pipe) != 0) {
         out.spawn_failed = true;
         out.output = std::string("pipe failed: ") + std::strerror(errno);
         return c;
@@ -142,18 +156,17 @@ Spawned spawn(const std::vector<std::string>& argv, ChildOutcome& out) {
     }
     if (pid == 0) {
         setpgid(0, 0);
-        close(report[0]);
-        close(output[0]);
-        close(status_pipe[0]);
-        dup2(output[1], 1);
-        dup2(output[1], 2);
-        if (report[1] != 3) {
-            dup2(report[1], 3);
-            close(report[1]);
-        }
+        // Lift the ends the child keeps above every target number first, so no dup2 overwrites another.
+        const int report_w = fcntl(report[1], F_DUPFD, 64), output_w = fcntl(output[1], F_DUPFD, 64);
+        const int key_r = fcntl(key_pipe[0], F_DUPFD, 64);
+        dup2(output_w, 1);
+        dup2(output_w, 2);
+        dup2(report_w, 3);
+        dup2(key_r, kKeyFd);
+        setenv(kChannelKeyFdVariable, std::to_string(kKeyFd).c_str(), 1);
         const int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0) dup2(devnull, 0);
-        for (int fd = 4; fd < 1024; ++fd)
+        for (int fd = kKeyFd + 1; fd < 1024; ++fd)
             if (fd != status_pipe[1]) close(fd);
         std::vector<char*> args;
         for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -167,6 +180,9 @@ Spawned spawn(const std::vector<std::string>& argv, ChildOutcome& out) {
     close(report[1]);
     close(output[1]);
     close(status_pipe[1]);
+    close(key_pipe[0]);
+    (void)!write(key_pipe[1], key.data(), key.size());  // 16 bytes: fits any pipe buffer, never blocks
+    close(key_pipe[1]);
     int exec_errno = 0;  // the pipe closes on a successful exec; an errno arrives when exec failed
     if (read(status_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
         out.spawn_failed = true;
@@ -245,19 +261,34 @@ void reap(const Spawned& c, std::chrono::steady_clock::time_point deadline, Chil
     }
 }
 
-// The report channel's lines: JSON objects with a "type" become messages, anything else a bad line.
-void parse_report(const std::string& report_buf, ChildOutcome& out) {
-    std::istringstream lines(report_buf);
-    std::string line;
-    while (std::getline(lines, line)) {
-        if (line.empty()) continue;
-        try {
-            nlohmann::json j = nlohmann::json::parse(line);
-            if (!j.is_object() || !j.contains("type")) throw std::runtime_error("not a message");
-            out.messages.push_back(std::move(j));
-        } catch (const std::exception&) {
-            out.bad_lines.push_back(line.size() > 200 ? line.substr(0, 200) + "..." : line);
+// The report channel's whole lines: "<mac> <json>" with the MAC of the next sequence number becomes a
+// message; anything else (no MAC, a wrong one, a replayed or reordered line, garbage) a bad line. A
+// last line without its newline is a write cut short by a crash: noted, not judged.
+void parse_report(const std::string& report_buf, const ChannelKey& key, ChildOutcome& out) {
+    std::uint64_t seq = 0;
+    std::size_t pos = 0;
+    while (pos < report_buf.size()) {
+        const std::size_t end = report_buf.find('\n', pos);
+        if (end == std::string::npos) {
+            out.truncated = true;
+            break;
         }
+        const std::string line = report_buf.substr(pos, end - pos);
+        pos = end + 1;
+        if (line.empty()) continue;
+        const std::size_t space = line.find(' ');
+        bool ok = space == 16 && line.compare(0, 16, line_mac(key, seq, std::string_view(line).substr(17))) == 0;
+        if (ok) {
+            try {
+                nlohmann::json j = nlohmann::json::parse(line.substr(17));
+                if (!j.is_object() || !j.contains("type")) throw std::runtime_error("not a message");
+                out.messages.push_back(std::move(j));
+                ++seq;
+            } catch (const std::exception&) {
+                ok = false;
+            }
+        }
+        if (!ok) out.bad_lines.push_back(line.size() > 200 ? line.substr(0, 200) + "..." : line);
     }
 }
 
@@ -273,13 +304,14 @@ ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, b
     const auto start = std::chrono::steady_clock::now();
     const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                       std::chrono::duration<double>(timeout_s));
-    const Spawned child = spawn(argv, out);
+    const ChannelKey key = fresh_key();
+    const Spawned child = spawn(argv, key, out);
     if (child.pid < 0) return out;
     const std::string report = pump(child, deadline, echo, out);
     reap(child, deadline, out);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     out.output_tail = last_lines(out.output_tail, 12);
-    parse_report(report, out);
+    parse_report(report, key, out);
     return out;
 }
 
@@ -289,39 +321,79 @@ PartResult interpret(const ChildOutcome& o, const std::string& part, double fall
     std::map<std::string, CheckResult> results;
     std::string running, fatal;
     bool hello = false, done = false;
-    std::string protocol_problem;
+    std::string protocol_problem;  // an honest runner that cannot be graded (an old build, say)
+    std::string tampered;          // what no runner of this project sends: someone else wrote on the channel
+    const auto planned = [&](const std::string& id) -> const CheckDecl* {
+        for (const CheckDecl& d : plan)
+            if (d.id == id) return &d;
+        return nullptr;
+    };
+    // The only order a runner writes: hello, plan, then per check an optional start followed by its
+    // result (a check that ran has a start), warnings and a fatal anywhere in between, done last.
     for (const nlohmann::json& m : o.messages) {
         const std::string type = m.value("type", "");
+        const auto wrong_order = [&](const std::string& what) {
+            if (tampered.empty()) tampered = what;
+        };
         try {
-            if (type == "hello") {
+            if (done) {
+                wrong_order("a '" + type + "' message after 'done'");
+            } else if (type == "hello") {
+                if (hello) wrong_order("a second 'hello'");
                 hello = true;
                 if (m.value("protocol", 0) != kProtocolVersion)
                     protocol_problem = "runner speaks protocol " + std::to_string(m.value("protocol", 0)) +
                                        ", the grader " + std::to_string(kProtocolVersion) + ": rebuild the project";
+            } else if (!hello) {
+                wrong_order("a '" + type + "' message before 'hello'");
             } else if (type == "plan") {
+                if (!plan.empty()) wrong_order("a second 'plan'");
                 plan = m.at("checks").get<std::vector<CheckDecl>>();
             } else if (type == "start") {
-                running = m.at("id").get<std::string>();
+                const std::string id = m.at("id").get<std::string>();
+                if (!planned(id)) wrong_order("a start of '" + id + "', which is not in the plan");
+                else if (results.count(id)) wrong_order("a second start of '" + id + "'");
+                else if (!running.empty()) wrong_order("a start of '" + id + "' while '" + running + "' runs");
+                running = id;
             } else if (type == "result") {
                 CheckResult c = m.at("result").get<CheckResult>();
+                const CheckDecl* d = planned(c.id);
+                const bool ran = c.status != Status::skipped && c.status != Status::not_run;
+                if (d == nullptr) wrong_order("a result for '" + c.id + "', which is not in the plan");
+                else if (d->kind != c.kind) wrong_order("a result for '" + c.id + "' of another kind than planned");
+                else if (results.count(c.id)) wrong_order("a second result for '" + c.id + "'");
+                else if (ran && running != c.id) wrong_order("a result for '" + c.id + "' that was never started");
+                else if (!ran && !running.empty() && running != c.id)
+                    wrong_order("a result for '" + c.id + "' while '" + running + "' runs");
                 if (c.id == running) running.clear();
-                results[c.id] = std::move(c);
+                results.emplace(c.id, std::move(c));
             } else if (type == "warning") {
                 r.warnings.push_back(m.value("message", ""));
             } else if (type == "fatal") {
                 fatal = m.value("reason", "fatal error");
             } else if (type == "done") {
+                if (!running.empty()) wrong_order("'done' while '" + running + "' runs");
+                for (const CheckDecl& d : plan)
+                    if (!results.count(d.id)) wrong_order("'done' before a result for '" + d.id + "'");
                 done = true;
             } else {
-                protocol_problem = "unknown message type '" + type + "'";
+                wrong_order("an unknown message type '" + type + "'");
             }
         } catch (const std::exception& e) {
-            protocol_problem = std::string("malformed ") + type + " message: " + e.what();
+            if (tampered.empty()) tampered = "a malformed '" + type + "' message: " + e.what();
         }
     }
+    if (!o.bad_lines.empty())
+        tampered = "a line the runner did not write (no valid authentication for its place in the sequence): \"" +
+                   o.bad_lines.front() + "\"";
     const std::string during = running.empty() ? "" : " during check '" + running + "'";
     if (o.spawn_failed) {
         r.failure = o.output;
+    } else if (!tampered.empty()) {
+        r.tampered = true;
+        r.failure = "TAMPERED: the " + part + " runner's report channel carried " + tampered +
+                    ". Only the runner writes there; code that writes on it (or rewrites what is written) voids "
+                    "the whole part";
     } else if (o.timed_out) {
         r.failure = "hung: no result within " + std::to_string(static_cast<int>(timeout_s)) + " s" + during +
                     "; killed with its process group. A kernel that never ends, or a wait that is never "
@@ -330,8 +402,6 @@ PartResult interpret(const ChildOutcome& o, const std::string& part, double fall
         r.failure = "crashed" + during + ": " + describe_signal(o.signal);
     } else if (!fatal.empty()) {
         r.failure = fatal;
-    } else if (!o.bad_lines.empty()) {
-        r.failure = "malformed output from the " + part + " runner: \"" + o.bad_lines.front() + "\"";
     } else if (!protocol_problem.empty()) {
         r.failure = protocol_problem;
     } else if (!hello) {
@@ -349,23 +419,26 @@ PartResult interpret(const ChildOutcome& o, const std::string& part, double fall
         if (!r.failure.empty() && fallback_points > 0) {
             CheckResult c = result_for({part, part == "code" ? "code checks" : "answers",
                                         part == "code" ? CheckKind::correctness : CheckKind::answer, fallback_points});
-            c.message = "not run: " + r.failure;
+            c.status = r.tampered ? Status::tampered : Status::not_run;
+            c.message = (r.tampered ? "" : "not run: ") + r.failure;
             r.checks.push_back(c);
         }
         return r;
     }
     for (const CheckDecl& d : plan) {
         const auto it = results.find(d.id);
-        if (it != results.end()) {
-            CheckResult c = it->second;
+        CheckResult c = result_for(d);
+        if (r.tampered) {
+            c.status = Status::tampered;
+            c.message = r.failure;
+        } else if (it != results.end()) {
+            c = it->second;
             c.max_points = d.max_points;  // the plan is authoritative
             c.points = std::clamp(c.points, 0.0, d.max_points);
-            r.checks.push_back(std::move(c));
-            continue;
+        } else {
+            c.message = "not run: " + (r.failure.empty() ? std::string("the runner did not report it") : r.failure);
+            if (d.id == running && !r.failure.empty()) c.message = "this check was running when: " + r.failure;
         }
-        CheckResult c = result_for(d);
-        c.message = "not run: " + (r.failure.empty() ? std::string("the runner did not report it") : r.failure);
-        if (d.id == running && !r.failure.empty()) c.message = "this check was running when: " + r.failure;
         r.checks.push_back(std::move(c));
     }
     return r;

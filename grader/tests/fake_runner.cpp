@@ -1,6 +1,9 @@
 // A stand-in for a lab runner that misbehaves on purpose, for the grader's robustness tests.
-//   grader_fake_runner --behave <ok|segv|abort|hang|hang_group|exit4|no_output|garbage|sticky|no_done|noisy|bad_plan>
-// Other arguments (--report-fd, --seed, --answers, --ceilings) are accepted like a real runner's.
+//   grader_fake_runner --behave <ok|segv|abort|hang|hang_group|exit4|no_output|garbage|sticky|no_done|noisy|
+//                                bad_plan|forged|replayed|unstarted|cut_short>
+// Other arguments (--report-fd, --seed, --answers, --ceilings) are accepted like a real runner's. It
+// speaks the real protocol through the grader's Emitter (authenticated lines); the behaviours that
+// write on the channel behind the Emitter's back are what a student's code might try.
 #include <signal.h>
 #include <unistd.h>
 
@@ -9,26 +12,33 @@
 #include <cstring>
 #include <string>
 
+#include "grader/protocol.hpp"
+
 namespace {
+
+using gpulab::grader::Emitter;
 
 std::FILE* out = stdout;
 
-void line(const std::string& s) {
-    std::fputs((s + "\n").c_str(), out);
+void hello_plan(Emitter& e, double points_each = 10) {
+    e.send({{"type", "hello"}, {"protocol", gpulab::grader::kProtocolVersion}, {"mode", "code"}, {"seed", 1}});
+    nlohmann::json checks = nlohmann::json::array();
+    for (const char* id : {"c1", "c2"})
+        checks.push_back({{"id", id}, {"title", id}, {"kind", "correctness"}, {"max_points", points_each}, {"needs_gpu", true}});
+    e.send({{"type", "plan"}, {"checks", checks}});
+}
+
+nlohmann::json result(const char* id, const char* status, double points) {
+    return {{"type", "result"},
+            {"result",
+             {{"id", id}, {"title", id}, {"kind", "correctness"}, {"status", status}, {"points", points},
+              {"max_points", 10}, {"message", "fake"}}}};
+}
+
+// What code beside the runner could write: well-formed messages, without the channel's authentication.
+void raw(const std::string& line) {
+    std::fputs((line + "\n").c_str(), out);
     std::fflush(out);
-}
-
-void hello_plan(double points_each = 10) {
-    line(R"J({"type":"hello","protocol":1,"mode":"code","seed":1})J");
-    line(std::string(R"J({"type":"plan","checks":[{"id":"c1","title":"first","kind":"correctness","max_points":)J") +
-         std::to_string(points_each) + R"J(,"needs_gpu":true},{"id":"c2","title":"second","kind":"correctness","max_points":)J" +
-         std::to_string(points_each) + R"J(,"needs_gpu":true}]})J");
-}
-
-void result(const char* id, const char* status, double points) {
-    line(std::string(R"J({"type":"result","result":{"id":")J") + id + R"J(","title":")J" + id +
-         R"J(","kind":"correctness","status":")J" + status + R"J(","points":)J" + std::to_string(points) +
-         R"J(,"max_points":10,"message":"fake"}})J");
 }
 
 }  // namespace
@@ -39,6 +49,7 @@ int main(int argc, char** argv) {
         if (!std::strcmp(argv[i], "--behave") && i + 1 < argc) behave = argv[++i];
         else if (!std::strcmp(argv[i], "--report-fd") && i + 1 < argc) out = fdopen(std::atoi(argv[++i]), "w");
     }
+    Emitter e(out);
     if (behave == "no_output") return 0;
     if (behave == "noisy") {
         std::string junk(4096, 'x');
@@ -46,15 +57,16 @@ int main(int argc, char** argv) {
         behave = "ok";
     }
     if (behave == "bad_plan") {
-        hello_plan(7);
-        line(R"J({"type":"start","id":"c1"})J");
-        result("c1", "pass", 7);
-        result("c2", "pass", 7);
-        line(R"J({"type":"done"})J");
+        hello_plan(e, 7);
+        e.send({{"type", "start"}, {"id", "c1"}});
+        e.send(result("c1", "pass", 7));
+        e.send({{"type", "start"}, {"id", "c2"}});
+        e.send(result("c2", "pass", 7));
+        e.send({{"type", "done"}});
         return 0;
     }
-    hello_plan();
-    line(R"J({"type":"start","id":"c1"})J");
+    hello_plan(e);
+    e.send({{"type", "start"}, {"id", "c1"}});
     if (behave == "segv") raise(SIGSEGV);
     if (behave == "abort") std::abort();
     if (behave == "exit4") std::exit(4);
@@ -63,17 +75,39 @@ int main(int argc, char** argv) {
         if (fork() == 0) for (;;) pause();  // a child that would outlive a plain kill of its parent
         for (;;) pause();
     }
-    if (behave == "garbage") line("this is not a protocol message");
+    if (behave == "cut_short") {  // a crash in the middle of writing a line: not tampering
+        std::fputs("0123456789abcdef {\"type\":\"res", out);
+        std::fflush(out);
+        raise(SIGSEGV);
+    }
+    if (behave == "garbage") raw("this is not a protocol message");
+    if (behave == "forged") {  // full marks, written straight onto the channel, then stop
+        raw(R"J({"type":"result","result":{"id":"c1","title":"c1","kind":"correctness","status":"pass","points":10,"max_points":10,"message":"forged"}})J");
+        raw(R"J({"type":"start","id":"c2"})J");
+        raw(R"J({"type":"result","result":{"id":"c2","title":"c2","kind":"correctness","status":"pass","points":10,"max_points":10,"message":"forged"}})J");
+        raw(R"J({"type":"done"})J");
+        return 0;
+    }
     if (behave == "sticky") {
-        line(R"J({"type":"result","result":{"id":"c1","title":"first","kind":"correctness","status":"error","points":0,"max_points":10,"message":"cudaErrorIllegalAddress (an illegal memory access was encountered)"}})J");
-        line(R"J({"type":"fatal","reason":"the CUDA context was lost in check 'c1': cudaErrorIllegalAddress"})J");
-        line(R"J({"type":"result","result":{"id":"c2","title":"second","kind":"correctness","status":"not_run","points":0,"max_points":10,"message":"not run"}})J");
-        line(R"J({"type":"done"})J");
+        e.send({{"type", "result"},
+                {"result",
+                 {{"id", "c1"}, {"title", "first"}, {"kind", "correctness"}, {"status", "error"}, {"points", 0},
+                  {"max_points", 10}, {"message", "cudaErrorIllegalAddress (an illegal memory access was encountered)"}}}});
+        e.send({{"type", "fatal"}, {"reason", "the CUDA context was lost in check 'c1': cudaErrorIllegalAddress"}});
+        e.send(result("c2", "not_run", 0));
+        e.send({{"type", "done"}});
         return 3;
     }
-    result("c1", "pass", 10);
-    line(R"J({"type":"start","id":"c2"})J");
-    result("c2", "pass", 10);
-    if (behave != "no_done") line(R"J({"type":"done"})J");
+    if (behave == "unstarted") {  // authenticated, but a result for a check that never started
+        e.send(result("c1", "pass", 10));
+        e.send(result("c2", "pass", 10));
+        e.send({{"type", "done"}});
+        return 0;
+    }
+    e.send(result("c1", "pass", 10));
+    if (behave == "replayed") e.send(result("c1", "pass", 10));  // the same result twice
+    e.send({{"type", "start"}, {"id", "c2"}});
+    e.send(result("c2", "pass", 10));
+    if (behave != "no_done") e.send({{"type", "done"}});
     return 0;
 }

@@ -81,13 +81,47 @@ TEST_CASE("Missing output, malformed output and an unfinished report are failure
     CHECK(none.checks[0].status == Status::not_run);
     CHECK(none.max_points() == 20);
 
-    const LabResult garbage = grade(fake_lab("garbage"));
-    REQUIRE(garbage.failures.size() == 1);
-    CHECK(contains(garbage.failures[0], "malformed output"));
+    const LabResult cut = grade(fake_lab("cut_short"));  // a crash mid-line is a crash, not tampering
+    REQUIRE(cut.failures.size() == 1);
+    CHECK(contains(cut.failures[0], "SIGSEGV"));
+    CHECK(cut.checks.at(0).status == Status::not_run);
 
     const LabResult unfinished = grade(fake_lab("no_done"));
     REQUIRE(unfinished.failures.size() == 1);
     CHECK(contains(unfinished.failures[0], "stopped before finishing"));
+}
+
+TEST_CASE("Lines the runner did not write, or messages out of order, make the part TAMPERED", "[orchestrator][integrity]") {
+    for (const char* behave : {"garbage", "forged", "replayed", "unstarted"}) {
+        INFO(behave);
+        const LabResult r = grade(fake_lab(behave));
+        REQUIRE(r.failures.size() == 1);
+        CHECK(contains(r.failures[0], "TAMPERED"));
+        REQUIRE(r.checks.size() == 2);
+        for (const CheckResult& c : r.checks) {
+            CHECK(c.status == Status::tampered);
+            CHECK(c.points == 0);
+        }
+    }
+    CHECK(contains(grade(fake_lab("forged")).failures[0], "did not write"));
+    CHECK(contains(grade(fake_lab("replayed")).failures[0], "a second result for 'c1'"));
+    CHECK(contains(grade(fake_lab("unstarted")).failures[0], "never started"));
+}
+
+TEST_CASE("The channel's MAC depends on the key, the line's place and every byte of it", "[protocol][integrity]") {
+    ChannelKey k{};
+    for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<std::uint8_t>(i);
+    // SipHash-2-4's published test vector: key 00..0f, message 00..0e (15 bytes).
+    std::string m;
+    for (int i = 0; i < 15; ++i) m.push_back(static_cast<char>(i));
+    CHECK(siphash24(k, m) == 0xa129ca6149be45e5ull);
+    const std::string a = line_mac(k, 0, R"({"type":"done"})");
+    CHECK(a.size() == 16);
+    CHECK(a != line_mac(k, 1, R"({"type":"done"})"));
+    CHECK(a != line_mac(k, 0, R"({"type":"done" })"));
+    ChannelKey other = k;
+    other[15] ^= 1;
+    CHECK(a != line_mac(other, 0, R"({"type":"done"})"));
 }
 
 TEST_CASE("A lost CUDA context fails the lab with the sticky error's name", "[orchestrator]") {

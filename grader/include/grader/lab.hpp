@@ -50,6 +50,7 @@ enum class Status {
     error,         ///< the check itself could not complete (bad answer type, CUDA error, ...)
     suspicious,    ///< faster than physically possible: flagged, not rewarded
     not_run,       ///< never reached (the lab's process crashed, hung or lost its CUDA context)
+    tampered,      ///< the runner's report channel carried lines it did not write: the part scores 0
 };
 
 /** @brief Lower-case name of a status, as in reports ("pass", "not_answered", ...). */

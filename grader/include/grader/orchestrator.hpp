@@ -51,8 +51,9 @@ struct Registry {
 
 /** @brief What happened to one child process. */
 struct ChildOutcome {
-    std::vector<nlohmann::json> messages;  ///< protocol lines that parsed
-    std::vector<std::string> bad_lines;    ///< lines that did not parse as JSON objects
+    std::vector<nlohmann::json> messages;  ///< protocol lines that carried the right MAC, in order
+    std::vector<std::string> bad_lines;    ///< whole lines that did not (forged, replayed, garbage)
+    bool truncated = false;                ///< the channel ended inside a line (a crash mid-write)
     std::string output;                    ///< its stdout and stderr (the first MiB)
     std::string output_tail;               ///< the last lines of its stdout and stderr
     int exit_code = -1;                    ///< exit status when it exited normally
@@ -64,7 +65,8 @@ struct ChildOutcome {
 
 /**
  * @brief Runs @p argv in its own process group with protocol channel on fd 3 and stdout/stderr
- * captured; kills the whole group after @p timeout_s seconds.
+ * captured; kills the whole group after @p timeout_s seconds. The child gets a fresh channel key on a
+ * pipe (protocol.hpp); only lines carrying its MAC, in sequence, become messages.
  * @param argv     program and arguments
  * @param timeout_s wall-clock limit
  * @param echo     also copy the child's stdout/stderr to ours (--verbose)
@@ -79,6 +81,7 @@ struct PartResult {
     std::vector<CheckResult> checks;    ///< one per planned check (synthesised when none could run)
     std::vector<std::string> warnings;  ///< e.g. unknown answer keys
     std::string failure;                ///< why the part failed as a whole ("" when it ran to the end)
+    bool tampered = false;              ///< its report channel carried what the runner did not write
     std::string output_tail;            ///< the child's last output lines when it failed
 };
 

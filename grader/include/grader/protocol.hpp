@@ -5,13 +5,24 @@
  * Messages, in order: `hello` (protocol version, mode, seed), `plan` (every check the runner will
  * report, with its points), then for each check `start` and `result`, and finally `done`. A runner
  * that loses its CUDA context sends `fatal` and reports the checks it can no longer run as not_run.
- * `warning` lines (an unknown answer key, say) may come at any time. Anything else on the channel, or
- * a channel that ends before `done`, is a failure the grader reports with its cause.
+ * `warning` lines (an unknown answer key, say) may come at any time. A channel that ends before
+ * `done` is a failure the grader reports with its cause.
+ *
+ * Every line is authenticated: `<16 hex digits> <json>`, the digits being SipHash-2-4 of the line's
+ * sequence number and its JSON under a key the grader made for this one process. The grader hands the
+ * key over on a pipe (the descriptor named by $LABS_CHANNEL_KEY_FD); the runner reads it and closes the
+ * pipe in a constructor that runs before any other static initialiser of the program — before any of
+ * the student's code. A line whose digits do not match (forged, replayed, reordered), or messages out
+ * of order, make the part TAMPERED.
  */
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -19,8 +30,31 @@
 
 namespace gpulab::grader {
 
-/** @brief Version of the line protocol between grader and runners. */
-inline constexpr int kProtocolVersion = 1;
+/** @brief Version of the line protocol between grader and runners (2: authenticated lines). */
+inline constexpr int kProtocolVersion = 2;
+
+/** @brief A channel key: 128 bits, fresh for every runner process. */
+using ChannelKey = std::array<std::uint8_t, 16>;
+
+/** @brief The environment variable naming the descriptor a runner reads its channel key from. */
+inline constexpr const char* kChannelKeyFdVariable = "LABS_CHANNEL_KEY_FD";
+
+/** @brief SipHash-2-4 of @p data under @p key (a keyed pseudo-random function: without the key, the
+ *  value of a new message cannot be guessed). @param key the key @param data the message */
+[[nodiscard]] std::uint64_t siphash24(const ChannelKey& key, std::string_view data) noexcept;
+
+/** @brief The MAC of line number @p seq carrying @p json, as 16 lower-case hex digits.
+ *  @param key the channel key @param seq the line's number, from 0 @param json the line's JSON text */
+[[nodiscard]] std::string line_mac(const ChannelKey& key, std::uint64_t seq, std::string_view json);
+
+/** @brief The key this process received from the grader (read at start-up), if any. A runner started by
+ *  hand has none and writes plain JSON lines. */
+[[nodiscard]] std::optional<ChannelKey> received_channel_key() noexcept;
+
+/** @brief Reads the channel key from the descriptor $LABS_CHANNEL_KEY_FD names, closes it and removes the
+ *  variable. Called once, automatically, before any other static initialiser of a runner; later calls
+ *  do nothing. */
+void receive_channel_key() noexcept;
 
 /** @brief The graded outcome of one check. */
 struct CheckResult {
@@ -50,16 +84,19 @@ void to_json(nlohmann::json& j, const CheckDecl& d);
 /** @brief Reads a CheckDecl. */
 void from_json(const nlohmann::json& j, CheckDecl& d);
 
-/** @brief Writes protocol messages, one line each, flushed at once (they must survive a crash). */
+/** @brief Writes protocol messages, one line each, flushed at once (they must survive a crash),
+ *  authenticated with the received channel key when there is one. */
 class Emitter {
 public:
     /** @param out the channel (a pipe from the grader, or a file); not closed by the Emitter */
-    explicit Emitter(std::FILE* out) : out_(out) {}
+    explicit Emitter(std::FILE* out) : out_(out), key_(received_channel_key()) {}
     /** @brief Sends one message. */
     void send(const nlohmann::json& message);
 
 private:
     std::FILE* out_;
+    std::optional<ChannelKey> key_;
+    std::uint64_t seq_ = 0;
 };
 
 }  // namespace gpulab::grader
