@@ -79,7 +79,7 @@ bool done(const std::vector<std::vector<double>>& samples, const TimingOptions& 
 
 // Times each workload of `work` in turn (A, B, A, B, ...) until the stopping rule holds for all.
 std::vector<TimingResult> time_interleaved(const std::vector<const Enqueue*>& work, const TimingOptions& opts,
-                                           cudaStream_t stream, L2Flusher* flusher) {
+                                           cudaStream_t stream, L2Flusher* flusher, const TimingHooks* hooks) {
     NvtxRange range(opts.label.c_str());
     std::unique_ptr<L2Flusher> own;
     if (opts.flush_l2 && flusher == nullptr) {
@@ -102,13 +102,17 @@ std::vector<TimingResult> time_interleaved(const std::vector<const Enqueue*>& wo
     EventPool pool(2 * k * kBatch);
     double total_ms = 0;
     while (!done(samples, opts, total_ms)) {
+        const int first_rep = static_cast<int>(samples.front().size());
         for (std::size_t rep = 0; rep < kBatch; ++rep) {
             for (std::size_t w = 0; w < k; ++w) {
+                const int timed_rep = first_rep + static_cast<int>(rep);
+                if (hooks != nullptr && hooks->before) hooks->before(w, timed_rep, stream);
                 if (opts.flush_l2) flusher->flush(stream);
                 const std::size_t e = 2 * (rep * k + w);
                 CUDA_CHECK(cudaEventRecord(pool.events[e], stream));
                 (*work[w])(stream);
                 CUDA_CHECK(cudaEventRecord(pool.events[e + 1], stream));
+                if (hooks != nullptr && hooks->after) hooks->after(w, timed_rep, stream);
             }
         }
         CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -154,12 +158,12 @@ void to_json(nlohmann::json& j, const TimingResult& t) {
 }
 
 TimingResult time_region(const Enqueue& work, const TimingOptions& opts, cudaStream_t stream, L2Flusher* flusher) {
-    return time_interleaved({&work}, opts, stream, flusher).front();
+    return time_interleaved({&work}, opts, stream, flusher, nullptr).front();
 }
 
 AbResult time_ab(const Enqueue& a, const Enqueue& b, const TimingOptions& opts, cudaStream_t stream,
-                 L2Flusher* flusher) {
-    const auto r = time_interleaved({&a, &b}, opts, stream, flusher);
+                 L2Flusher* flusher, const TimingHooks* hooks) {
+    const auto r = time_interleaved({&a, &b}, opts, stream, flusher, hooks);
     AbResult ab;
     ab.a = r[0];
     ab.b = r[1];

@@ -14,7 +14,11 @@
 #     [WRONG       <known-bad versions of the editable file; default: wrong/*.cu>]
 #     [EXPECT      <what the grader must say of each; default: wrong/expect.json>]
 #     [WRONG_TIMEOUT <seconds each known-bad version may run; default 120>]
-#     [LIBRARIES   <extra libraries for the implementations, the checks and the benchmark>])
+#     [LIBRARIES   <extra libraries for the implementations, the checks and the benchmark>]
+#     [DENY        <the code policy's additions: regexes over demangled symbol names the student's
+#                  object may not call, e.g. the lab's given implementations (a plain name matches that
+#                  function)>]
+#     [ALLOW       <exceptions to the default policy (grader/include/grader/policy.hpp), e.g. "^nvrtc">])
 #
 # Vocabulary: an *implementation* is whose code is graded — the student's (labs/NN/), the reference
 # (solutions/NN/) or one of the lab's known-bad versions (labs/NN/wrong/); a *variant* is a version of a
@@ -29,10 +33,12 @@
 #   labNN_bench[_solution] the experiment on the student's code [on the reference]
 # Tests: reference answers full (cpu), template answers zero (cpu), reference code full (gpu), untouched
 # template code zero without crashing (gpu), and every known-bad version graded as wrong/expect.json says
-# (labNN_wrong: gpu; labNN_wrong_build for the versions that must not build: cpu).
+# (labNN_wrong: gpu; labNN_wrong_cpu for the versions whose verdict needs no GPU — they must not build,
+# or the code policy stops them — marked "build": "fails" or "cpu": true).
 
 add_custom_target(labs_student_all)
 set_property(GLOBAL PROPERTY LABS_REGISTRY_ENTRIES "")
+
 
 # _labs_json_quote(<out> <string>): <string> as a JSON string literal (quotes, backslashes, control
 # characters escaped), so that any title or path makes valid JSON.
@@ -60,6 +66,16 @@ endfunction()
 macro(_labs_json_set var key value)
   string(JSON ${var} SET "${${var}}" "${key}" "${value}")
 endmacro()
+
+# What every registry tells the grader about the build: where it is, and (with Ninja) how to list the
+# headers an object's source included, for the code policy.
+if(CMAKE_GENERATOR MATCHES "Ninja")
+  _labs_json_list(_labs_deps "${CMAKE_MAKE_PROGRAM}" -C "${PROJECT_BINARY_DIR}" -t deps)
+else()
+  set(_labs_deps "[]")
+endif()
+_labs_json_quote(_labs_build_dir "${PROJECT_BINARY_DIR}")
+set(_labs_registry_tools "\"build_dir\": ${_labs_build_dir}, \"deps_command\": ${_labs_deps}")
 
 # _labs_implementation(<prefix> <name> <edit files...>): the implementation library <prefix>_impl_<name>
 # (the given editable files, linked with the lab's frozen sources <prefix>_given) and its checks runner
@@ -110,7 +126,7 @@ endfunction()
 
 function(labs_add_lab folder)
   cmake_parse_arguments(ARG "" "TITLE;CODE_POINTS;CHECKS;ANSWER_KEY;BENCH;APPEND_TO_EDIT;EXPECT;WRONG_TIMEOUT"
-                        "EDIT;SOURCES;LIBRARIES;WRONG" ${ARGN})
+                        "EDIT;SOURCES;LIBRARIES;WRONG;DENY;ALLOW" ${ARGN})
   if(NOT folder MATCHES "^([0-9][0-9])_(.+)$")
     message(FATAL_ERROR "labs_add_lab: folder '${folder}' must look like NN_name")
   endif()
@@ -188,6 +204,23 @@ function(labs_add_lab folder)
   set_target_properties(${p}_impl_student ${p}_checks_student PROPERTIES EXCLUDE_FROM_ALL TRUE)
   add_dependencies(labs_student_all ${p}_checks_student)
 
+  # A submission graded by `grader --submission`: the grader copies only its editable files into
+  # build/submission/labs/<NN_name>/ and builds this implementation from there, with the course's own
+  # checks, headers and baseline. Until then the copies are the templates.
+  set(submission_dir "${PROJECT_BINARY_DIR}/submission/labs/${folder}")
+  set(edit_submission "")
+  file(MAKE_DIRECTORY "${submission_dir}")
+  foreach(f IN LISTS ARG_EDIT ITEMS answers.toml)
+    if(NOT EXISTS "${submission_dir}/${f}")
+      file(COPY_FILE "${lab_dir}/${f}" "${submission_dir}/${f}")
+    endif()
+    if(NOT f STREQUAL "answers.toml")
+      list(APPEND edit_submission "${submission_dir}/${f}")
+    endif()
+  endforeach()
+  _labs_implementation(${p} submission ${edit_submission})
+  set_target_properties(${p}_impl_submission ${p}_checks_submission PROPERTIES EXCLUDE_FROM_ALL TRUE)
+
   if(ARG_BENCH AND LABS_BUILD_BENCHMARKS)
     foreach(impl IN LISTS implementations)
       set(bench ${p}_bench)
@@ -204,6 +237,11 @@ function(labs_add_lab folder)
 
   # Registry entry for the grader (generator expressions resolve the executables' paths).
   set(build_prefix "${CMAKE_COMMAND}" --build "${PROJECT_BINARY_DIR}" --target)
+  _labs_json_list(deny ${ARG_DENY})
+  _labs_json_list(allow ${ARG_ALLOW})
+  set(policy "{\"deny\": ${deny}, \"allow\": ${allow}}")
+  # An implementation's objects (one per editable .cu file) travel as one string, "\n"-separated: the
+  # list is known only when the build is generated.
   _labs_json_list(runner "$<TARGET_FILE:${p}_checks_student>")
   _labs_json_list(build ${build_prefix} ${p}_checks_student)
   _labs_json_list(runner_answers "$<TARGET_FILE:${p}_answers>")
@@ -211,13 +249,21 @@ function(labs_add_lab folder)
   _labs_json_list(files ${student_files})
   _labs_json_quote(answers_student "${lab_dir}/answers.toml")
   set(more runner_answers "${runner_answers}" build_answers "${build_answers}" student_files "${files}"
-           answers_student "${answers_student}")
+           answers_student "${answers_student}" policy "${policy}"
+           objects_student "\"$<JOIN:$<TARGET_OBJECTS:${p}_impl_student>,\\n>\"")
+  _labs_json_list(runner_submission "$<TARGET_FILE:${p}_checks_submission>")
+  _labs_json_list(build_submission ${build_prefix} ${p}_checks_submission)
+  _labs_json_quote(submission_json "${submission_dir}")
+  list(APPEND more runner_submission "${runner_submission}" build_submission "${build_submission}"
+                   submission_dir "${submission_json}"
+                   objects_submission "\"$<JOIN:$<TARGET_OBJECTS:${p}_impl_submission>,\\n>\"")
   if("solution" IN_LIST implementations)
     _labs_json_list(runner_solution "$<TARGET_FILE:${p}_checks_solution>")
     _labs_json_list(build_solution ${build_prefix} ${p}_checks_solution)
     _labs_json_quote(answers_solution "${solution_dir}/answers.toml")
     list(APPEND more runner_solution "${runner_solution}" build_solution "${build_solution}"
-                     answers_solution "${answers_solution}")
+                     answers_solution "${answers_solution}"
+                     objects_solution "\"$<JOIN:$<TARGET_OBJECTS:${p}_impl_solution>,\\n>\"")
   endif()
   _labs_registry_entry(entry "${id}" "${name}" "${ARG_TITLE}" "labs/${folder}" "${ARG_CODE_POINTS}" "${runner}"
                        "${build}" ${more})
@@ -243,8 +289,8 @@ function(labs_add_lab folder)
   set_tests_properties(${p}_template_code_zero PROPERTIES LABELS "gpu;lab${id}")
 
   # Known-bad versions: each one replaces the (single) editable .cu file; wrong/expect.json says what the
-  # grader must report for it. Those expected not to build stay out of `all` and are graded by a cpu
-  # test that lets the grader build them; the others are graded by a gpu test.
+  # grader must report for it. Those expected not to build stay out of `all`; they and those the code
+  # policy stops are graded by a cpu test that lets the grader build them; the others by a gpu test.
   if(ARG_WRONG)
     if(NOT EXISTS "${lab_dir}/${ARG_EXPECT}")
       message(FATAL_ERROR "labs_add_lab(${folder}): known-bad versions need ${ARG_EXPECT}")
@@ -258,7 +304,7 @@ function(labs_add_lab folder)
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${lab_dir}/${ARG_EXPECT}")
     file(READ "${lab_dir}/${ARG_EXPECT}" expect_json)
     set(code_entries "")
-    set(build_entries "")
+    set(cpu_entries "")
     foreach(w IN LISTS ARG_WRONG)
       get_filename_component(stem "${w}" NAME_WE)
       get_filename_component(wname "${w}" NAME)
@@ -266,33 +312,40 @@ function(labs_add_lab folder)
       if(no_build)
         set(must_build "builds")
       endif()
+      string(JSON on_cpu ERROR_VARIABLE no_cpu GET "${expect_json}" "${wname}" cpu)
+      if(no_cpu)
+        set(on_cpu OFF)
+      endif()
       _labs_implementation(${p} wrong_${stem} "${lab_dir}/${w}")
       _labs_json_list(runner "$<TARGET_FILE:${p}_checks_wrong_${stem}>")
       _labs_json_list(build ${build_prefix} ${p}_checks_wrong_${stem})
       _labs_json_list(files "labs/${folder}/${w}")
       _labs_registry_entry(entry "${id}" "wrong_${stem}" "lab ${id} known-bad: ${wname}" "labs/${folder}"
-                           "${ARG_CODE_POINTS}" "${runner}" "${build}" student_files "${files}")
+                           "${ARG_CODE_POINTS}" "${runner}" "${build}" student_files "${files}" policy "${policy}"
+                           objects_student "\"$<JOIN:$<TARGET_OBJECTS:${p}_impl_wrong_${stem}>,\\n>\"")
       if(must_build STREQUAL "fails")
         set_target_properties(${p}_impl_wrong_${stem} ${p}_checks_wrong_${stem} PROPERTIES EXCLUDE_FROM_ALL TRUE)
-        list(APPEND build_entries "${entry}")
+        list(APPEND cpu_entries "${entry}")
+      elseif(on_cpu)
+        list(APPEND cpu_entries "${entry}")
       else()
         list(APPEND code_entries "${entry}")
       endif()
     endforeach()
     set(check_expect "${PROJECT_SOURCE_DIR}/grader/scripts/check_expect.py")
-    foreach(kind code build)
+    foreach(kind code cpu)
       if(NOT ${kind}_entries)
         continue()
       endif()
       list(JOIN ${kind}_entries ",\n  " joined)
       set(registry "${CMAKE_CURRENT_BINARY_DIR}/wrong_${kind}.json")
-      file(GENERATE OUTPUT "${registry}" CONTENT "{\"labs\": [\n  ${joined}\n]}\n")
+      file(GENERATE OUTPUT "${registry}" CONTENT "{${_labs_registry_tools},\n\"labs\": [\n  ${joined}\n]}\n")
       set(report "${CMAKE_CURRENT_BINARY_DIR}/wrong_${kind}_report.json")
       set(test ${p}_wrong)
       set(flags --no-build)
       set(label gpu)
-      if(kind STREQUAL "build")
-        set(test ${p}_wrong_build)
+      if(kind STREQUAL "cpu")
+        set(test ${p}_wrong_cpu)
         set(flags "")
         set(label cpu)
       endif()
@@ -301,7 +354,7 @@ function(labs_add_lab folder)
                        sh $<TARGET_FILE:grader> "${registry}" "${flags}" ${ARG_WRONG_TIMEOUT} "${report}"
                        "${Python3_EXECUTABLE}" "${check_expect}" "${lab_dir}/${ARG_EXPECT}" ${kind})
       set_tests_properties(${test} PROPERTIES LABELS "${label};lab${id}")
-      if(kind STREQUAL "build")
+      if(kind STREQUAL "cpu")
         # It runs the build in the build tree: never two at once.
         set_tests_properties(${test} PROPERTIES RESOURCE_LOCK labs_build_tree)
       endif()
@@ -320,6 +373,8 @@ function(labs_write_registry)
   _labs_json_list(ceilings "$<TARGET_FILE:labs_ceilings>")
   _labs_json_set(doc ceilings_command "${ceilings}")
   _labs_json_set(doc labs "[]")
+  _labs_json_set(doc build_dir "${_labs_build_dir}")
+  _labs_json_set(doc deps_command "${_labs_deps}")
   set(i 0)
   foreach(entry IN LISTS entries)
     string(JSON doc SET "${doc}" labs ${i} "${entry}")

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Checks a grader report on a lab's known-bad versions against the lab's wrong/expect.json.
 
-    check_expect.py EXPECT.json REPORT.json [code|build]
+    check_expect.py EXPECT.json REPORT.json [code|cpu]
 
 EXPECT.json maps each known-bad file (wrong/NAME.cu) to what the grader must say of it:
 
     "NAME.cu": {
       "why":     "what is wrong with it (for the reader)",
       "build":   "fails",                  # optional: it must not build (graded by the cpu test)
+      "cpu":     true,                     # optional: its verdict needs no GPU (the code policy stops it)
       "failure": "regex",                  # the lab fails as a whole with a reason matching this;
                                            #   without it, the lab must run to the end
       "checks": {                          # check-id glob -> expectation, every glob must match a check
@@ -18,7 +19,8 @@ EXPECT.json maps each known-bad file (wrong/NAME.cu) to what the grader must say
     }
 
 The report is the grader's --json output over the registry of known-bad versions that labs_add_lab
-writes; its labs are named wrong_NAME. `code` checks the versions that build, `build` those that must not.
+writes; its labs are named wrong_NAME. `cpu` checks the versions marked "build": "fails" or "cpu": true,
+`code` the others.
 Exit 0 when every expectation holds, 1 otherwise, 77 (ctest: SKIPPED) when no GPU was there to grade the
 code of the versions that build.
 """
@@ -32,7 +34,8 @@ def main(expect_path, report_path, kind):
     expect = {k: v for k, v in json.load(open(expect_path)).items() if not k.startswith("_")}
     report = json.load(open(report_path))
     labs = {lab["name"]: lab for lab in report["labs"]}
-    wanted = {name: e for name, e in expect.items() if (e.get("build") == "fails") == (kind == "build")}
+    wanted = {name: e for name, e in expect.items()
+              if (e.get("build") == "fails" or bool(e.get("cpu"))) == (kind == "cpu")}
     checks = [c for lab in report["labs"] for c in lab["checks"]]
     if kind == "code" and checks and all(c["status"] == "skipped" for c in checks):
         print("SKIPPED: no GPU, nothing graded")

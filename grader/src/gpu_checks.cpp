@@ -1,11 +1,14 @@
 // Building blocks for GPU checks: correctness results and same-run performance ratios.
 #include "grader/gpu_checks.hpp"
 
+#include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "labs/buffer.hpp"
 #include "labs/cuda_check.hpp"
 #include "labs/device.hpp"
+#include "labs/random.hpp"
 #include "labs/text.hpp"
 
 namespace gpulab::grader {
@@ -59,6 +62,40 @@ CorrectnessResult kernel_count_result(const CapturedGraph& graph, std::size_t ex
     return r;
 }
 
+std::vector<std::string> foreign_kernels(const Context& ctx, const std::string& variant, const Enqueue& enqueue) {
+    static std::map<std::string, std::vector<std::string>> known;
+    if (ctx.own_symbols.empty()) return {};
+    if (const auto it = known.find(variant); it != known.end()) return it->second;
+    const CapturedGraph graph(enqueue);
+    std::vector<std::string> foreign;
+    for (const KernelNode& k : graph.kernels())
+        if (k.mangled.empty() || !ctx.own_symbols.count(k.mangled)) foreign.push_back(k.name);
+    return known[variant] = foreign;
+}
+
+CorrectnessResult require_own_kernels(CorrectnessResult r, const Context& ctx, const std::string& variant,
+                                      const Enqueue& enqueue) {
+    std::vector<std::string> foreign;
+    try {
+        foreign = foreign_kernels(ctx, variant, enqueue);
+    } catch (const CaptureError& e) {
+        r.passed = false;
+        r.message = std::string("the launcher could not be captured into a graph: ") + e.what();
+        r.hint = "a launcher enqueues its kernels on the stream it is given and returns; one-time setup belongs in "
+                 "its first call";
+        return r;
+    }
+    if (foreign.empty()) return r;
+    std::string names;
+    for (const std::string& n : foreign) names += (names.empty() ? "" : ", ") + n;
+    r.passed = false;
+    r.message = "the " + variant + " launcher runs kernels your code does not define: " + names +
+                " — a graded variant's results must come from your own kernels";
+    r.hint = "no library calls and no calls of the lab's given implementations inside a graded launcher";
+    r.details["foreign_kernels"] = foreign;
+    return r;
+}
+
 TimingOptions grading_timing(const std::string& label) {
     TimingOptions o;
     o.warmup = 3;
@@ -71,18 +108,61 @@ TimingOptions grading_timing(const std::string& label) {
     return o;
 }
 
-PerfResult fraction_of_copy_bandwidth(const Enqueue& work, double bytes_moved, const std::string& label) {
+namespace {
+
+// Times `baseline` (A) and `work` (B) interleaved over the rotating sets and verifies one timed run of B.
+struct RotationRun {
+    AbResult ab;
+    std::string wrong;  // "" when the verified run was right
+};
+
+RotationRun time_rotation(const SetEnqueue& baseline, const Rotation& work, const std::string& label,
+                          std::uint64_t seed) {
+    const TimingOptions o = grading_timing(label);
+    const int sets = std::max(2, work.sets);
+    int calls_a = 0, calls_b = 0;
+    const Enqueue a = [&](cudaStream_t s) { baseline(calls_a++ % sets, s); };
+    const Enqueue b = [&](cudaStream_t s) { work.run(calls_b++ % sets, s); };
+    // B's call number k runs on set k % sets; warm-up runs come first.
+    const int rep = static_cast<int>(mix64(seed) % static_cast<std::uint64_t>(o.min_reps));
+    const int set = (o.warmup + rep) % sets;
+    const auto [out, bytes] = work.output(set);
+    DeviceBuffer<unsigned char> copy(bytes);
+    TimingHooks hooks;
+    hooks.before = [&](std::size_t w, int r, cudaStream_t s) {
+        if (w != 1 || r != rep) return;
+        work.refill(set, mix64(seed ^ 0x5EEDull), s);
+        fill_random_bytes_device(out, bytes, mix64(seed ^ 0xB17E5ull), s);
+    };
+    hooks.after = [&](std::size_t w, int r, cudaStream_t s) {
+        if (w == 1 && r == rep) CUDA_CHECK(cudaMemcpyAsync(copy.data(), out, bytes, cudaMemcpyDeviceToDevice, s));
+    };
+    RotationRun run;
+    run.ab = time_ab(a, b, o, nullptr, nullptr, &hooks);
+    const std::string why = work.verify(set, to_host(copy));
+    if (!why.empty())
+        run.wrong = "timed run " + std::to_string(rep + 1) + " of " + std::to_string(run.ab.b.count) +
+                    " produced a wrong result (its inputs had new data and its output random bytes just before): " + why;
+    return run;
+}
+
+}  // namespace
+
+PerfResult fraction_of_copy_bandwidth(const Rotation& work, double bytes_moved, const std::string& label,
+                                      std::uint64_t seed) {
     const auto copy_bytes = static_cast<std::size_t>(bytes_moved / 2);
     DeviceBuffer<unsigned char> src(copy_bytes), dst(copy_bytes);
     src.zero();
     dst.zero();
-    const Enqueue copy = [&](cudaStream_t s) {
+    const SetEnqueue copy = [&](int, cudaStream_t s) {
         CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), copy_bytes, cudaMemcpyDeviceToDevice, s));
     };
-    const AbResult ab = time_ab(copy, work, grading_timing(label));
+    const RotationRun run = time_rotation(copy, work, label, seed);
+    const AbResult& ab = run.ab;
     PerfResult r;
     r.ratio = ab.a.median_ms / ab.b.median_ms;
     r.time_ms = ab.b.median_ms;
+    r.wrong_result = run.wrong;
     const double f = floor_ms(bytes_moved);
     if (f > 0) r.floor_ms = f;
     const double gbps = bytes_moved / (ab.b.median_ms * 1e-3) / 1e9;
@@ -93,11 +173,14 @@ PerfResult fraction_of_copy_bandwidth(const Enqueue& work, double bytes_moved, c
     return r;
 }
 
-PerfResult speedup_over(const Enqueue& baseline, const Enqueue& work, double floor_bytes, const std::string& label) {
-    const AbResult ab = time_ab(baseline, work, grading_timing(label));
+PerfResult speedup_over(const SetEnqueue& baseline, const Rotation& work, double floor_bytes, const std::string& label,
+                        std::uint64_t seed) {
+    const RotationRun run = time_rotation(baseline, work, label, seed);
+    const AbResult& ab = run.ab;
     PerfResult r;
     r.ratio = ab.ratio;
     r.time_ms = ab.b.median_ms;
+    r.wrong_result = run.wrong;
     if (floor_bytes > 0) {
         const double f = floor_ms(floor_bytes);
         if (f > 0) r.floor_ms = f;

@@ -14,6 +14,7 @@
 
 #include "grader/orchestrator.hpp"
 #include "grader/report.hpp"
+#include "grader/submission.hpp"
 #include "labs/models/calc.hpp"
 
 #ifndef LABS_REGISTRY_PATH
@@ -170,10 +171,14 @@ int run(int argc, char** argv) {
     std::vector<std::string> selectors;
     bool solution = false, list = false, verbose = false, no_build = false, no_colour = false, no_ceilings = false;
     std::uint64_t seed = 0;
-    std::string json_file, junit_file, csv_file, only = "all", registry_path = LABS_REGISTRY_PATH, expect;
+    std::string json_file, junit_file, csv_file, only = "all", registry_path = LABS_REGISTRY_PATH, expect, submission;
     double timeout = 300;
     app.add_option("labs", selectors, "Labs to grade, by number or name (e.g. 00, 5, fusion); default: all");
     app.add_flag("--solution", solution, "Grade the reference solutions instead of your work");
+    app.add_option("--submission", submission,
+                   "Grade a submission (a directory, a git repository at HEAD, or an archive): only its editable "
+                   "files are used, on this course's checks; every other file that differs is listed as ignored")
+        ->excludes("--solution");
     app.add_option("--seed", seed, "Seed for the random inputs (a run prints its seed; pass it to reproduce)");
     app.add_option("--json", json_file, "Also write the report as JSON (schema: docs/report-schema.json)");
     app.add_option("--junit", junit_file, "Also write the report as JUnit XML");
@@ -214,8 +219,19 @@ int run(int argc, char** argv) {
     }
     if (seed == 0) seed = fresh_seed();
 
+    StagedSubmission staged;
+    if (!submission.empty()) {
+        staged = stage_submission(submission, reg, labs);
+        if (!staged.error.empty()) {
+            std::cerr << "grader: " << staged.error << "\n";
+            return kExitUsage;
+        }
+    }
+
     GradeOptions opts;
-    opts.implementation = solution ? Implementation::solution : Implementation::student;
+    opts.implementation = solution ? Implementation::solution
+                          : !submission.empty() ? Implementation::submission
+                                                : Implementation::student;
     opts.answers = only != "code";
     opts.code = only != "answers";
     opts.build = !no_build;
@@ -224,7 +240,8 @@ int run(int argc, char** argv) {
     opts.seed = seed;
 
     RunReport report;
-    report.implementation = solution ? "solution" : "student";
+    report.implementation = solution ? "solution" : !submission.empty() ? "submission" : "student";
+    if (!submission.empty()) report.submission = staged;
     report.seed = seed;
     report.started_at = now_iso8601();
     Ceilings c;

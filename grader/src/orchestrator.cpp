@@ -20,6 +20,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "grader/policy.hpp"
+
 namespace gpulab::grader {
 namespace {
 
@@ -48,6 +50,18 @@ std::string lower(std::string s) {
 
 }  // namespace
 
+namespace {
+
+std::vector<std::string> split_lines(const std::string& s) {
+    std::vector<std::string> out;
+    std::istringstream in(s);
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty()) out.push_back(line);
+    return out;
+}
+
+}  // namespace
+
 Registry load_registry(const std::string& path) {
     std::ifstream f(path);
     if (!f) throw std::runtime_error("lab registry " + path + " not found: configure and build the project first "
@@ -57,6 +71,8 @@ Registry load_registry(const std::string& path) {
         const nlohmann::json j = nlohmann::json::parse(f);
         r.source_dir = j.value("source_dir", "");
         r.ceilings_command = string_list(j, "ceilings_command");
+        const std::vector<std::string> deps = string_list(j, "deps_command");
+        const std::string build_dir = j.value("build_dir", "");
         for (const auto& l : j.at("labs")) {
             LabEntry e;
             e.id = l.at("id").get<std::string>();
@@ -73,6 +89,18 @@ Registry load_registry(const std::string& path) {
             e.build_solution = string_list(l, "build_solution");
             e.code_points = l.value("code_points", 0.0);
             e.student_files = string_list(l, "student_files");
+            e.runner_submission = string_list(l, "runner_submission");
+            e.build_submission = string_list(l, "build_submission");
+            e.objects_submission = split_lines(l.value("objects_submission", ""));
+            e.submission_dir = l.value("submission_dir", "");
+            e.objects_student = split_lines(l.value("objects_student", ""));
+            e.objects_solution = split_lines(l.value("objects_solution", ""));
+            if (l.contains("policy")) {
+                e.policy_deny = string_list(l["policy"], "deny");
+                e.policy_allow = string_list(l["policy"], "allow");
+            }
+            e.deps_command = deps;
+            e.build_dir = build_dir;
             r.labs.push_back(std::move(e));
         }
     } catch (const nlohmann::json::exception& e) {
@@ -508,6 +536,56 @@ std::string build(const std::vector<std::string>& command, const std::string& wh
 
 }  // namespace
 
+// The code policy, checked on the compiled objects before any of their code runs. Returns why the code
+// may not run ("" when it complies) and writes the symbols the objects define (their kernels among
+// them) to a temporary file for the runner, named in own_symbols_file.
+std::string check_code_policy(const LabEntry& lab, const std::vector<std::string>& objects, std::string& own_symbols_file) {
+    if (objects.empty()) return "";
+    const CodePolicy policy = lab_policy(lab.policy_deny, lab.policy_allow);
+    std::vector<std::string> defined;
+    std::string problems;
+    std::size_t count = 0;
+    for (std::string object : objects) {
+        // The build tool knows the object by its path inside the build tree.
+        if (!lab.build_dir.empty() && object.rfind(lab.build_dir + "/", 0) == 0) object.erase(0, lab.build_dir.size() + 1);
+        for (std::size_t p; (p = object.find("/./")) != std::string::npos;) object.erase(p, 2);
+        const std::string full = lab.build_dir.empty() || object.front() == '/' ? object : lab.build_dir + "/" + object;
+        std::vector<std::string> deps = lab.deps_command;
+        const ScanResult scan = scan_object(full, policy);
+        if (!scan.error.empty()) return "the code policy could not be checked: " + scan.error;
+        std::vector<Violation> violations = scan.violations;
+        if (!deps.empty()) {  // headers: ask the build tool, with the object's path as it knows it
+            deps.push_back(object);
+            const ChildOutcome o = run_child(deps, 60, false);
+            if (o.spawn_failed || o.exit_code != 0) return "the code policy could not be checked: cannot list the headers of " + object;
+            std::vector<std::string> headers;
+            for (const std::string& line : split_lines(o.output))
+                if (!line.empty() && (line[0] == ' ' || line[0] == '\t')) headers.push_back(line.substr(line.find_first_not_of(" \t")));
+            for (const Violation& v : check_policy({}, {}, {}, "", headers, policy)) violations.push_back(v);
+        }
+        defined.insert(defined.end(), scan.defined_symbols.begin(), scan.defined_symbols.end());
+        for (const Violation& v : violations) {
+            if (++count <= 6) problems += "\n    " + v.what + " — " + v.why;
+        }
+    }
+    if (count > 6) problems += "\n    ... and " + std::to_string(count - 6) + " more";
+    if (count > 0) {
+        std::string files;
+        for (const std::string& f : lab.student_files) files += (files.empty() ? "" : ", ") + f;
+        return "code policy: " + (files.empty() ? std::string("the code") : files) + " uses what a graded lab may not "
+               "(checked on the compiled object; nothing of it ran):" + problems;
+    }
+    char path[] = "/tmp/grader-own-symbols-XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) return "cannot create a temporary file for the code's symbols";
+    std::string text;
+    for (const std::string& s : defined) text += s + "\n";
+    (void)!write(fd, text.data(), text.size());
+    close(fd);
+    own_symbols_file = path;
+    return "";
+}
+
 LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
     LabResult res;
     res.id = lab.id;
@@ -515,10 +593,13 @@ LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
     res.title = lab.title;
     const auto start = std::chrono::steady_clock::now();
     const bool solution = opts.implementation == Implementation::solution;
-    const std::string label = solution ? "the reference solution" : "your code";
+    const bool submission = opts.implementation == Implementation::submission;
+    const std::string label = solution ? "the reference solution" : submission ? "the submission's code" : "your code";
 
     if (opts.answers) {
-        const std::string file = solution ? lab.answers_solution : lab.answers_student;
+        const std::string file = solution     ? lab.answers_solution
+                                 : submission ? lab.submission_dir + "/answers.toml"
+                                              : lab.answers_student;
         std::string tail;
         std::string failure = build(lab.build_answers, "the answer key of lab " + lab.id, opts, tail);
         PartResult part;
@@ -539,21 +620,27 @@ LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
         }
     }
     if (opts.code) {
-        const auto& runner = solution ? lab.runner_solution : lab.runner_student;
-        const auto& build_cmd = solution ? lab.build_solution : lab.build_student;
+        const auto& runner = solution ? lab.runner_solution : submission ? lab.runner_submission : lab.runner_student;
+        const auto& build_cmd = solution ? lab.build_solution : submission ? lab.build_submission : lab.build_student;
+        const auto& objects = solution ? lab.objects_solution : submission ? lab.objects_submission : lab.objects_student;
         PartResult part;
         if (runner.empty()) {
-            part.failure = solution ? "reference solutions are not built (LABS_BUILD_SOLUTIONS=OFF)"
-                                    : "no runner for the student's code";
+            part.failure = solution     ? "reference solutions are not built (LABS_BUILD_SOLUTIONS=OFF)"
+                           : submission ? "this build has no runner for submissions (reconfigure it)"
+                                        : "no runner for the student's code";
         } else {
-            std::string tail;
+            std::string tail, own_symbols;
             part.failure = build(build_cmd, label, opts, tail);
             part.output_tail = tail;
+            if (part.failure.empty())
+                part.failure = check_code_policy(lab, objects, own_symbols);
             if (part.failure.empty()) {
                 std::vector<std::string> argv = runner;
                 argv.insert(argv.end(), {"--report-fd", "3", "--seed", std::to_string(opts.seed)});
                 if (!opts.ceilings_file.empty()) argv.insert(argv.end(), {"--ceilings", opts.ceilings_file});
+                if (!own_symbols.empty()) argv.insert(argv.end(), {"--own-symbols", own_symbols});
                 part = interpret(run_child(argv, opts.timeout_s, opts.verbose), "code", lab.code_points, opts.timeout_s);
+                std::remove(own_symbols.c_str());
             }
         }
         if (part.failure.empty()) {
@@ -566,7 +653,9 @@ LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
         }
         if (part.checks.empty() && !part.failure.empty() && lab.code_points > 0) {
             CheckResult c = result_for({"code", "code checks", CheckKind::correctness, lab.code_points});
-            c.message = "not run: " + part.failure;
+            const bool policy = part.failure.rfind("code policy:", 0) == 0;
+            c.status = policy ? Status::fail : Status::not_run;
+            c.message = (policy ? "" : "not run: ") + part.failure;
             part.checks.push_back(c);
         }
         res.checks.insert(res.checks.end(), part.checks.begin(), part.checks.end());

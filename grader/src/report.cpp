@@ -115,7 +115,7 @@ nlohmann::json to_json(const RunReport& r) {
                         {"seconds", l.seconds},
                         {"checks", checks}});
     }
-    return {{"schema_version", kReportSchemaVersion},
+    nlohmann::json j = {{"schema_version", kReportSchemaVersion},
             {"implementation", r.implementation},
             {"seed", r.seed},
             {"started_at", r.started_at},
@@ -127,6 +127,8 @@ nlohmann::json to_json(const RunReport& r) {
              {{"points", r.points()}, {"max_points", r.max_points()}, {"pending_points", r.pending_points()},
               {"all_passed", r.all_passed()}}},
             {"labs", labs}};
+    if (!r.submission.is_null()) j["submission"] = r.submission;
+    return j;
 }
 
 std::string to_csv(const RunReport& r) {
@@ -196,6 +198,18 @@ void print_report(std::ostream& out, const RunReport& r, bool colour, bool verbo
     const char* bold = colour ? "\033[1m" : "";
     const char* reset = colour ? "\033[0m" : "";
     const char* dim = colour ? "\033[2m" : "";
+    if (!r.submission.is_null()) {
+        const nlohmann::json& s = r.submission;
+        out << "\n" << bold << "Submission " << s.value("path", "") << reset << " (" << s.value("source", "") << "): "
+            << s["used"].size() << " editable file(s) graded";
+        if (!s["missing"].empty()) out << ", " << s["missing"].size() << " missing (graded as the untouched template)";
+        out << "\n";
+        for (const auto& f : s["missing"]) out << "  missing: " << f.get<std::string>() << "\n";
+        for (const auto& f : s["ignored"])
+            out << "  ignored: " << f.get<std::string>() << " differs from the course (only editable files are used)\n";
+        if (s.value("extra_files", 0) > 0)
+            out << "  ignored: " << s.value("extra_files", 0) << " file(s) the course does not have\n";
+    }
     for (const LabResult& l : r.labs) {
         out << "\n" << bold << "Lab " << l.id << " — " << l.title << reset << "  (" << r.implementation << ")\n";
         out << "  " << pad("check", 42) << pad("status", 13) << pad("measured", 24) << pad("target", 26) << "points\n";

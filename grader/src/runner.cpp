@@ -55,6 +55,11 @@ std::string options_list(const std::vector<std::string>& options) {
     return s;
 }
 
+// The bars of a performance check, as the table shows them.
+std::string perf_target(const PerfSpec& spec) {
+    return "pass " + num(spec.pass_bar) + ", full " + num(spec.full_bar);
+}
+
 CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx,
                            const std::map<std::string, Status>& done) {
     CheckResult r = result_for(d);
@@ -70,9 +75,7 @@ CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx
     }
     // Performance: graded only after the correctness check for the same shape passed.
     const PerfSpec& spec = e.perf;
-    char target[128];
-    std::snprintf(target, sizeof target, "pass %s, full %s", num(spec.pass_bar).c_str(), num(spec.full_bar).c_str());
-    r.target = target;
+    r.target = perf_target(spec);
     if (!spec.requires_check.empty()) {
         const auto it = done.find(spec.requires_check);
         if (it == done.end() || it->second != Status::pass) {
@@ -90,6 +93,14 @@ CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx
     r.details["ratio"] = p.ratio;
     r.details["pass_bar"] = spec.pass_bar;
     r.details["full_bar"] = spec.full_bar;
+    if (!p.wrong_result.empty()) {
+        r.status = Status::fail;
+        r.points = 0;
+        r.message = p.wrong_result;
+        r.hint = "every timed run must do all the work on the data it is given: nothing may be kept from an "
+                 "earlier run with the same buffers";
+        return r;
+    }
     if (p.time_ms && p.floor_ms && *p.time_ms < *p.floor_ms) {
         r.status = Status::suspicious;
         r.points = 0;
@@ -199,6 +210,11 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
     }
     Context ctx;
     ctx.seed = opts.seed;
+    if (!opts.own_symbols_file.empty()) {
+        std::ifstream f(opts.own_symbols_file);
+        for (std::string s; std::getline(f, s);)
+            if (!s.empty()) ctx.own_symbols.insert(s);
+    }
     ctx.ceilings = opts.ceilings.is_object() ? opts.ceilings : nlohmann::json::object();
     out.send({{"type", "hello"},
               {"protocol", kProtocolVersion},
@@ -256,6 +272,7 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
         if (!ctx.gpu_available) {
             r.status = Status::skipped;
             r.message = "GPU check skipped: " + no_gpu;
+            if (d.kind == CheckKind::performance) r.target = perf_target(lab.entries()[i].perf);
             out.send({{"type", "result"}, {"result", r}});
             continue;
         }
@@ -268,7 +285,8 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
             r.message = ex.what();
             if (auto reason = gpu.fatal_reason ? gpu.fatal_reason(ex) : std::nullopt) {
                 fatal = "the CUDA context was lost in check '" + d.id + "': " + *reason;
-                r.hint = "a sticky CUDA error (out-of-bounds access, trap, ...) ends every later GPU call of the process";
+                r.hint = "a sticky CUDA error ends every later GPU call of the process: an out-of-bounds access or a "
+                         "trap in a kernel — or was the device reset, or a buffer freed, by the code under test?";
             }
         }
         done[d.id] = r.status;
@@ -293,6 +311,7 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
     app.add_option("--ceilings", ceilings_file, "JSON with the ceilings the grader measured");
     app.add_flag("--plan", opts.plan_only, "Send the plan and stop");
     app.add_option("--only", opts.only, "Run only this check");
+    app.add_option("--own-symbols", opts.own_symbols_file, "Symbols the graded code's objects define (from the grader)");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -1,6 +1,7 @@
 // FROZEN: do not edit. Lab 00's graded checks: c = a + b for awkward sizes (one fixed list, plus one size
 // drawn from the run's seed), and speed as a fraction of this GPU's copy bandwidth measured in the same run.
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,46 @@ CorrectnessResult check_size(Context& ctx, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) ref[i] = static_cast<double>(ha[i]) + static_cast<double>(hb[i]);
     // FP32 addition rounds once: the result is within half an ulp of the exact sum.
     CorrectnessResult r = to_result(compare_f32(c, ref, Tolerance{0.0, 6.0e-8}, TileLayout{1, n, 1, 4}), what);
+    DeviceBuffer<float> out(n);  // captured, not run
+    r = require_own_kernels(std::move(r), ctx, "vector_add",
+                            [&](cudaStream_t s) { launch_vector_add(a.data(), b.data(), out.data(), n, s); });
     return require_unchanged(std::move(r), {input("a", a, ha), input("b", b, hb)});
 }
+
+// The timed size on two sets of buffers with different data, for the timing helpers to rotate over.
+struct TimedSets {
+    std::size_t n;
+    DeviceBuffer<float> a[2], b[2], c[2];
+    TimedSets(std::size_t n_, std::uint64_t seed) : n(n_) {
+        for (int s = 0; s < 2; ++s) {
+            a[s] = DeviceBuffer<float>(n);
+            b[s] = DeviceBuffer<float>(n);
+            c[s] = DeviceBuffer<float>(n);
+            fill(s, seed + 2 * s, nullptr);
+        }
+    }
+    void fill(int s, std::uint64_t seed, cudaStream_t stream) {
+        fill_uniform_device(a[s].data(), n, seed, -100.0f, 100.0f, stream);
+        fill_uniform_device(b[s].data(), n, seed + 1, -100.0f, 100.0f, stream);
+    }
+    // FP32 addition rounds once, so every correct kernel gives the baseline's bits.
+    std::string verify(int s, const std::vector<unsigned char>& out) {
+        DeviceBuffer<float> ref(n);
+        launch_vector_add_baseline(a[s].data(), b[s].data(), ref.data(), n, nullptr);
+        std::vector<float> got(n);
+        std::memcpy(got.data(), out.data(), n * sizeof(float));
+        const CompareReport bits = compare_bits(std::span<const float>(got), std::span<const float>(to_host(ref)));
+        return bits.passed() ? "" : bits.describe();
+    }
+    Rotation rotation(void (*launch)(const float*, const float*, float*, std::size_t, cudaStream_t)) {
+        Rotation r;
+        r.run = [this, launch](int s, cudaStream_t st) { launch(a[s].data(), b[s].data(), c[s].data(), n, st); };
+        r.refill = [this](int s, std::uint64_t seed, cudaStream_t st) { fill(s, seed, st); };
+        r.output = [this](int s) { return std::pair<void*, std::size_t>{c[s].data(), c[s].bytes()}; };
+        r.verify = [this](int s, const std::vector<unsigned char>& out) { return verify(s, out); };
+        return r;
+    }
+};
 
 }  // namespace
 
@@ -59,17 +98,13 @@ void register_checks(Lab& lab) {
     // (measured): a correct naive kernel earns partial credit, the last 10% need the handout's steps.
     const PerfSpec spec{.requires_check = "correct.timed", .pass_bar = 0.70, .full_bar = 0.90, .unit = "of copy BW"};
     lab.performance("perf.copy_fraction", "bandwidth, n = 2^27 (vs D2D copy)", 35, spec, [](Context& ctx) {
-        const std::size_t n = kTimed;
-        DeviceBuffer<float> a(n), b(n), c(n);
-        fill_uniform_device(a.data(), n, ctx.seed_for("perf.a"));
-        fill_uniform_device(b.data(), n, ctx.seed_for("perf.b"));
-        const double bytes = 3.0 * 4.0 * static_cast<double>(n);  // read a, b; write c
-        PerfResult r = fraction_of_copy_bandwidth(
-            [&](cudaStream_t s) { launch_vector_add(a.data(), b.data(), c.data(), n, s); }, bytes, "lab00 vector_add");
+        TimedSets sets(kTimed, ctx.seed_for("lab00 timed"));
+        const double bytes = 3.0 * 4.0 * static_cast<double>(kTimed);  // read a, b; write c
+        PerfResult r = fraction_of_copy_bandwidth(sets.rotation(&launch_vector_add), bytes, "lab00 vector_add",
+                                                  ctx.seed_for("lab00 verified run"));
         // For contrast (not graded): the baseline's fraction, measured the same way.
-        const PerfResult base = fraction_of_copy_bandwidth(
-            [&](cudaStream_t s) { launch_vector_add_baseline(a.data(), b.data(), c.data(), n, s); }, bytes,
-            "lab00 baseline");
+        const PerfResult base = fraction_of_copy_bandwidth(sets.rotation(&launch_vector_add_baseline), bytes,
+                                                           "lab00 baseline", ctx.seed_for("lab00 baseline run"));
         r.details["baseline_fraction_of_copy"] = base.ratio;
         return r;
     });

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
@@ -198,11 +199,17 @@ CorrectnessResult vs_reference(const Case& c, const std::vector<std::uint16_t>& 
     return r;
 }
 
-CorrectnessResult inputs_kept(CorrectnessResult r, const Case& c) {
+// Every check of a variant ends here: its kernels must be the student's own (the launcher captured once
+// per variant), and the inputs unchanged.
+CorrectnessResult own_work(CorrectnessResult r, Context& ctx, const Case& c, const std::string& variant, Launcher f) {
+    DeviceBuffer<bf16> out(c.shape.outputs());  // captured, not run
+    const Shape& s = c.shape;
+    r = require_own_kernels(std::move(r), ctx, variant,
+                            [&](cudaStream_t st) { f(c.a.data(), c.w.data(), out.data(), s.m(), s.n(), s.k(), st); });
     return require_unchanged(std::move(r), {input("A", c.a, c.ha), input("W", c.w, c.hw)});
 }
 
-CorrectnessResult check_gemm(Context& ctx, const Shape& s, Launcher f, TileLayout tile) {
+CorrectnessResult check_gemm(Context& ctx, const Shape& s, const std::string& variant, Launcher f, TileLayout tile) {
     const Case& c = get_case(ctx, s);
     const std::vector<std::uint16_t> out = c.run(f);
     const TileLayout tiles = layout_for(c, tile.tile_rows, tile.tile_cols);
@@ -217,13 +224,13 @@ CorrectnessResult check_gemm(Context& ctx, const Shape& s, Launcher f, TileLayou
         if (!vs.passed()) {
             CorrectnessResult r = to_result(vs, "against cuBLAS");
             r.message = "differs from cuBLAS (" + fmt_tol(kCublasTol) + "): " + vs.describe();
-            return inputs_kept(std::move(r), c);
+            return own_work(std::move(r), ctx, c, variant, f);
         }
         prefix = "matches cuBLAS on all " + std::to_string(out.size()) + " outputs (" + fmt_tol(kCublasTol) + "); ";
     }
     CorrectnessResult r = vs_reference(c, out, false, tiles);
     r.message = prefix + r.message;
-    return inputs_kept(std::move(r), c);
+    return own_work(std::move(r), ctx, c, variant, f);
 }
 
 CorrectnessResult check_silu(Context& ctx, const Shape& s) {
@@ -251,7 +258,7 @@ CorrectnessResult check_silu(Context& ctx, const Shape& s) {
             r.message += "; bit-identical to launch_silu after launch_gemm_v3";
         }
     }
-    return inputs_kept(std::move(r), c);
+    return own_work(std::move(r), ctx, c, "silu", &launch_gemm_silu);
 }
 
 // The fused epilogue captured into a CUDA graph: one kernel node (C never goes through memory), and the
@@ -276,15 +283,48 @@ CorrectnessResult check_silu_launches(Context& ctx, const Shape& s) {
 
 double tflops(double ms) { return models::gemm_flop(full_shape().g) / (ms * 1e-3) / 1e12; }
 
+// The full shape on two sets of inputs with different data, for the timing helpers to rotate over; a
+// timed run is verified against cuBLAS on its set.
+struct TimedSets {
+    Shape s = full_shape();
+    DeviceBuffer<bf16> a[2], w[2], c[2], base_out;
+    explicit TimedSets(std::uint64_t seed) : base_out(s.outputs()) {
+        for (int i = 0; i < 2; ++i) {
+            a[i] = DeviceBuffer<bf16>(static_cast<std::size_t>(s.g.m * s.g.k));
+            w[i] = DeviceBuffer<bf16>(static_cast<std::size_t>(s.g.k * s.g.n));
+            c[i] = DeviceBuffer<bf16>(s.outputs());
+            fill(i, seed + 2 * i, nullptr);
+        }
+    }
+    void fill(int i, std::uint64_t seed, cudaStream_t st) {
+        fill_uniform_bf16_device(a[i].data(), a[i].size(), seed, -kInputRange, kInputRange, st);
+        fill_uniform_bf16_device(w[i].data(), w[i].size(), seed + 1, -kInputRange, kInputRange, st);
+    }
+    void run(Launcher f, int i, bf16* out, cudaStream_t st) { f(a[i].data(), w[i].data(), out, s.m(), s.n(), s.k(), st); }
+    std::string verify(int i, const std::vector<unsigned char>& out) {
+        DeviceBuffer<bf16> ref(s.outputs());
+        run(&launch_gemm_cublas, i, ref.data(), nullptr);
+        std::vector<std::uint16_t> got(s.outputs());
+        std::memcpy(got.data(), out.data(), got.size() * sizeof(std::uint16_t));
+        std::vector<double> cublas;
+        for (std::uint16_t b : to_host_bits(ref)) cublas.push_back(bf16_bits_to_float(b));
+        const CompareReport rep = compare_bf16(got, cublas, kCublasTol);
+        return rep.passed() ? "" : "against cuBLAS on its data: " + rep.describe();
+    }
+};
+
 // t(baseline) / t(variant) on the full shape, timed interleaved with the L2 flushed before each run.
 PerfResult timed_ratio(Context& ctx, Launcher baseline, const char* baseline_name, Launcher variant, const char* label) {
-    const Case& c = get_case(ctx, full_shape());
-    const Shape& s = c.shape;
-    DeviceBuffer<bf16> out(s.outputs());
-    const Enqueue base = [&](cudaStream_t st) { baseline(c.a.data(), c.w.data(), out.data(), s.m(), s.n(), s.k(), st); };
-    const Enqueue work = [&](cudaStream_t st) { variant(c.a.data(), c.w.data(), out.data(), s.m(), s.n(), s.k(), st); };
+    TimedSets sets(ctx.seed_for(std::string("lab03 timed ") + label));
+    Rotation work;
+    work.run = [&](int i, cudaStream_t st) { sets.run(variant, i, sets.c[i].data(), st); };
+    work.refill = [&](int i, std::uint64_t seed, cudaStream_t st) { sets.fill(i, seed, st); };
+    work.output = [&](int i) { return std::pair<void*, std::size_t>{sets.c[i].data(), sets.c[i].bytes()}; };
+    work.verify = [&](int i, const std::vector<unsigned char>& out) { return sets.verify(i, out); };
+    const SetEnqueue base = [&](int i, cudaStream_t st) { sets.run(baseline, i, sets.base_out.data(), st); };
     // The floor: A and W read once and C written once (128 MiB) at the theoretical DRAM bandwidth.
-    PerfResult r = speedup_over(base, work, models::gemm_once_bytes(s.g), label);
+    PerfResult r = speedup_over(base, work, models::gemm_once_bytes(sets.s.g), label,
+                                ctx.seed_for(std::string("lab03 verified run ") + label));
     const double t_work = r.details["work"]["median_ms"].get<double>();
     const double t_base = r.details["baseline"]["median_ms"].get<double>();
     r.details["tflops"] = tflops(t_work);
@@ -312,8 +352,8 @@ void register_checks(Lab& lab) {
         const bool silu = std::string(v.id) == "silu";
         for (const Shape& s : v.shapes) {
             lab.correctness(std::string("correct.") + v.id + "." + s.tag, std::string(v.title) + ", " + s.title,
-                            silu ? 1.25 : 1.5, [s, f = v.f, tile = v.tile, silu](Context& ctx) {
-                                return silu ? check_silu(ctx, s) : check_gemm(ctx, s, f, tile);
+                            silu ? 1.25 : 1.5, [s, id = std::string(v.id), f = v.f, tile = v.tile, silu](Context& ctx) {
+                                return silu ? check_silu(ctx, s) : check_gemm(ctx, s, id, f, tile);
                             });
         }
     }

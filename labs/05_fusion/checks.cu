@@ -164,17 +164,22 @@ CorrectnessResult judge(const Case& c, const std::vector<Raw>& out, const std::v
 
 CorrectnessResult check_fused_silu_mul(Context& ctx, const Shape& s) {
     const Case& c = get_case(ctx, s);
-    const auto z = run_on_poisoned<bf16>(
-        c.count(), [&](bf16* out) { launch_silu_mul(c.g.data(), c.u.data(), out, c.rows, c.cols, nullptr); });
-    return judge(c, z, c.z_base, false);
+    const auto launch = [&](bf16* out, cudaStream_t st) { launch_silu_mul(c.g.data(), c.u.data(), out, c.rows, c.cols, st); };
+    const auto z = run_on_poisoned<bf16>(c.count(), [&](bf16* out) { launch(out, nullptr); });
+    DeviceBuffer<bf16> out(c.count());  // captured, not run
+    return require_own_kernels(judge(c, z, c.z_base, false), ctx, "(a) SiLU⊙U",
+                               [&](cudaStream_t st) { launch(out.data(), st); });
 }
 
 CorrectnessResult check_all_fused(Context& ctx, const Shape& s) {
     const Case& c = get_case(ctx, s);
-    const auto q = run_on_poisoned<std::uint8_t>(c.count(), [&](std::uint8_t* out) {
-        launch_silu_mul_quantize(c.g.data(), c.u.data(), out, c.rows, c.cols, kFusionScale, nullptr);
-    });
-    return judge(c, q, c.q_base, true);
+    const auto launch = [&](std::uint8_t* out, cudaStream_t st) {
+        launch_silu_mul_quantize(c.g.data(), c.u.data(), out, c.rows, c.cols, kFusionScale, st);
+    };
+    const auto q = run_on_poisoned<std::uint8_t>(c.count(), [&](std::uint8_t* out) { launch(out, nullptr); });
+    DeviceBuffer<std::uint8_t> out(c.count());  // captured, not run
+    return require_own_kernels(judge(c, q, c.q_base, true), ctx, "(b) SiLU⊙U→FP8",
+                               [&](cudaStream_t st) { launch(out.data(), st); });
 }
 
 // The path captured into a graph must hold 2 (a) or 1 (b) kernel launches, and its replay must give the
@@ -196,6 +201,47 @@ CorrectnessResult check_launches(Context& ctx, const Shape& m1024, bool all_fuse
     r.details["kernels_separate"] = separate.kernels().size();
     return r;
 }
+
+// A shape on two sets of inputs with different data, for the timing helpers to rotate over; a timed run
+// of (b) is verified bit for bit against the baseline chain on its set.
+struct TimedSets {
+    std::size_t rows, cols;
+    DeviceBuffer<bf16> g[2], u[2], t, z;
+    DeviceBuffer<std::uint8_t> q[2], q_ref;
+    TimedSets(const Shape& s, std::uint64_t seed)
+        : rows(s.rows), cols(s.cols), t(count()), z(count()), q_ref(count()) {
+        for (int i = 0; i < 2; ++i) {
+            g[i] = DeviceBuffer<bf16>(count());
+            u[i] = DeviceBuffer<bf16>(count());
+            q[i] = DeviceBuffer<std::uint8_t>(count());
+            fill(i, seed + 2 * i, nullptr);
+        }
+    }
+    [[nodiscard]] std::size_t count() const { return rows * cols; }
+    void fill(int i, std::uint64_t seed, cudaStream_t s) {
+        fill_uniform_bf16_device(g[i].data(), count(), seed, -kInputRange, kInputRange, s);
+        fill_uniform_bf16_device(u[i].data(), count(), seed + 1, -kInputRange, kInputRange, s);
+    }
+    void separate(int i, std::uint8_t* out, cudaStream_t s) {
+        launch_silu(g[i].data(), t.data(), count(), s);
+        launch_mul(t.data(), u[i].data(), z.data(), count(), s);
+        launch_quantize(z.data(), out, count(), kFusionScale, s);
+    }
+    Rotation rotation() {
+        Rotation r;
+        r.run = [this](int i, cudaStream_t s) {
+            launch_silu_mul_quantize(g[i].data(), u[i].data(), q[i].data(), rows, cols, kFusionScale, s);
+        };
+        r.refill = [this](int i, std::uint64_t seed, cudaStream_t s) { fill(i, seed, s); };
+        r.output = [this](int i) { return std::pair<void*, std::size_t>{q[i].data(), q[i].bytes()}; };
+        r.verify = [this](int i, const std::vector<unsigned char>& out) {
+            separate(i, q_ref.data(), nullptr);
+            const CompareReport bits = compare_bits(std::span<const std::uint8_t>(out), std::span<const std::uint8_t>(to_host(q_ref)));
+            return bits.passed() ? std::string() : "against the baseline chain on its data: " + bits.describe();
+        };
+        return r;
+    }
+};
 
 double model_peak(const models::ChainSplit& split, std::size_t rows) {
     const auto chain = models::swiglu_chain(static_cast<std::int64_t>(rows), static_cast<std::int64_t>(ffn_width()), 2, 1);
@@ -278,16 +324,18 @@ void register_checks(Lab& lab) {
     // The bars sit below the model so that any correct fused kernel clears them; efficiency is graded below.
     const PerfSpec speedup{.requires_check = "correct.all_fused.m1024", .pass_bar = 1.8, .full_bar = 2.2, .unit = "x baseline"};
     lab.performance("perf.speedup_m1024", "(b) vs 3 kernels, M = 1024", 13, speedup, [m1024](Context& ctx) {
-        const Case& c = get_case(ctx, m1024);
-        ChainPaths paths(c);
-        const Enqueue separate = [&](cudaStream_t s) { paths.separate(s); };
-        const Enqueue fused = [&](cudaStream_t s) { paths.all_fused(s); };
-        const Enqueue fused2 = [&](cudaStream_t s) { paths.silu_mul(s); };
-        const auto chain = models::swiglu_chain(static_cast<std::int64_t>(c.rows), static_cast<std::int64_t>(c.cols), 2, 1);
+        TimedSets sets(m1024, ctx.seed_for("lab05 timed m1024"));
+        const SetEnqueue separate = [&](int i, cudaStream_t s) { sets.separate(i, sets.q_ref.data(), s); };
+        const auto chain = models::swiglu_chain(static_cast<std::int64_t>(sets.rows), static_cast<std::int64_t>(sets.cols), 2, 1);
         const double model = models::chain_cost(chain, models::all_separate(3)).total_bytes /
                              models::chain_cost(chain, models::all_fused(3)).total_bytes;
-        PerfResult r = speedup_over(separate, fused, 5.0 * double(c.count()), "lab05 all fused vs separate");
-        const AbResult two = time_ab(separate, fused2, grading_timing("lab05 fused SiLU*U vs separate"));
+        PerfResult r = speedup_over(separate, sets.rotation(), 5.0 * double(sets.count()), "lab05 all fused vs separate",
+                                    ctx.seed_for("lab05 verified run m1024"));
+        // Not graded: (a) with the separate quantization, against the same three kernels.
+        const Case& c = get_case(ctx, m1024);
+        ChainPaths paths(c);
+        const AbResult two = time_ab([&](cudaStream_t s) { paths.separate(s); }, [&](cudaStream_t s) { paths.silu_mul(s); },
+                                     grading_timing("lab05 fused SiLU*U vs separate"));
         r.details["model_ratio"] = model;
         r.details["fused_silu_mul_speedup"] = two.ratio;
         r.message += strprintf("; the model's byte ratio is %.2fx; (a) with the separate quantization: %.2fx", model,
@@ -297,13 +345,9 @@ void register_checks(Lab& lab) {
     // The reference reaches about 0.93 of copy bandwidth on an H200.
     const PerfSpec bw{.requires_check = "correct.all_fused.m8192", .pass_bar = 0.6, .full_bar = 0.8, .unit = "of copy BW"};
     lab.performance("perf.copy_fraction_m8192", "(b) bandwidth, M = 8192 (vs copy)", 13, bw, [m8192](Context& ctx) {
-        const Case& c = get_case(ctx, m8192);
-        DeviceBuffer<std::uint8_t> q(c.count());
-        const double bytes = 5.0 * double(c.count());  // read G and U (2 B each), write Q (1 B)
-        return fraction_of_copy_bandwidth(
-            [&](cudaStream_t s) {
-                launch_silu_mul_quantize(c.g.data(), c.u.data(), q.data(), c.rows, c.cols, kFusionScale, s);
-            },
-            bytes, "lab05 all fused M=8192");
+        TimedSets sets(m8192, ctx.seed_for("lab05 timed m8192"));
+        const double bytes = 5.0 * double(sets.count());  // read G and U (2 B each), write Q (1 B)
+        return fraction_of_copy_bandwidth(sets.rotation(), bytes, "lab05 all fused M=8192",
+                                          ctx.seed_for("lab05 verified run m8192"));
     });
 }

@@ -59,4 +59,8 @@ void fill_uniform_device(float* out, std::size_t n, std::uint64_t seed, float lo
 void fill_uniform_bf16_device(__nv_bfloat16* out, std::size_t n, std::uint64_t seed,
                               float lo = -1.0f, float hi = 1.0f, cudaStream_t stream = nullptr);
 
+/** @brief Fills @p bytes bytes at @p out with random bytes from @p seed (any alignment). Asynchronous on
+ *  @p stream. Used to scramble an output before a run that must write all of it. */
+void fill_random_bytes_device(void* out, std::size_t bytes, std::uint64_t seed, cudaStream_t stream = nullptr);
+
 }  // namespace gpulab

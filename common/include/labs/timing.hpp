@@ -96,6 +96,16 @@ void to_json(nlohmann::json& j, const TimingResult& t);
 using Enqueue = std::function<void(cudaStream_t)>;
 
 /**
+ * @brief Work to enqueue around one timed repetition, outside its events: `before` ahead of the L2
+ * flush, `after` right behind the stop event. @p work is the workload's index (A = 0, B = 1), @p rep the
+ * timed repetition (0-based; warm-up runs have no hooks).
+ */
+struct TimingHooks {
+    std::function<void(std::size_t work, int rep, cudaStream_t)> before;  ///< may be empty
+    std::function<void(std::size_t work, int rep, cudaStream_t)> after;   ///< may be empty
+};
+
+/**
  * @brief Times @p work on @p stream under @p opts.
  * @param work    enqueues the work to time
  * @param opts    warm-up, repetitions, stopping rule, L2 flush
@@ -120,9 +130,11 @@ struct AbResult {
  * @param opts    as for time_region; the stopping rule must hold for both
  * @param stream  stream to time on
  * @param flusher as for time_region
+ * @param hooks   work to enqueue around chosen repetitions, outside the timed spans (may be null)
  */
 [[nodiscard]] AbResult time_ab(const Enqueue& a, const Enqueue& b, const TimingOptions& opts = {},
-                               cudaStream_t stream = nullptr, L2Flusher* flusher = nullptr);
+                               cudaStream_t stream = nullptr, L2Flusher* flusher = nullptr,
+                               const TimingHooks* hooks = nullptr);
 
 /** @brief An NVTX range that lasts for the object's scope (visible in Nsight Systems). */
 class NvtxRange {

@@ -8,6 +8,8 @@
  *   turns a comparison into a correctness result; require_unchanged() fails it, with one wording, when
  *   the code wrote into an input;
  * - launches: kernel_count_result() grades what a captured graph (labs/graph.hpp) launched;
+ *   require_own_kernels() fails a variant whose launcher runs kernels the student's file does not
+ *   define (a vendor library's, the lab's baseline);
  * - timings: fraction_of_copy_bandwidth() and speedup_over(), always interleaved in one process.
  *
  * @code
@@ -127,6 +129,30 @@ template <typename T>
                                                     const std::string& hint);
 
 /**
+ * @brief The kernels @p enqueue launches that the graded code does not define itself — a vendor
+ * library's, the lab's baseline — by their names. The launcher is captured into a graph (nothing runs)
+ * once per @p variant and the answer kept for the run; call it after the launcher ran once outside the
+ * capture, with the same shape. Empty when every kernel is the student's own, and when the runner was
+ * started by hand (no symbol list from the grader).
+ * @param ctx     the run (its own_symbols come from the grader's scan of the compiled code)
+ * @param variant names the launcher, e.g. "v3"
+ * @param enqueue enqueues the launcher on the given stream
+ * @throws CaptureError when the launcher does not only enqueue work on its stream
+ */
+[[nodiscard]] std::vector<std::string> foreign_kernels(const Context& ctx, const std::string& variant,
+                                                       const Enqueue& enqueue);
+
+/**
+ * @brief Fails @p r when the launcher of @p variant runs kernels the student's file does not define
+ * (see foreign_kernels()): "launch_gemm_v3 launched a kernel your tiling.cu does not define: ...". A
+ * graded variant's results must come from the student's own kernels.
+ * @param r the check's result so far @param ctx the run @param variant names the launcher
+ * @param enqueue enqueues the launcher on the given stream
+ */
+[[nodiscard]] CorrectnessResult require_own_kernels(CorrectnessResult r, const Context& ctx, const std::string& variant,
+                                                    const Enqueue& enqueue);
+
+/**
  * @brief A correctness result from a comparison report.
  * @param report what compare() found
  * @param what   what was compared, e.g. "c = a + b, n = 1000"
@@ -138,25 +164,53 @@ template <typename T>
 /** @brief Default timing options for graded performance checks (L2 flushed, median stable to 1%). */
 [[nodiscard]] TimingOptions grading_timing(const std::string& label);
 
+/** @brief Work on one of several input/output sets: enqueue it on the given stream. */
+using SetEnqueue = std::function<void(int set, cudaStream_t)>;
+
+/**
+ * @brief A graded workload as the timing helpers run it: over at least two independent sets of inputs
+ * and outputs with different data (so nothing can be reused from the previous run), with one timed run
+ * verified. The check says how to run, refill and verify a set; the helpers own the loop.
+ *
+ * The verified run is drawn from the seed among the first timed runs: before it (outside its timed span)
+ * its set gets new input data in the same buffers and its output is filled with random bytes; right after
+ * it its output is copied aside and given to verify(). A submission that skips work, or part of it, when
+ * the same buffers come back then leaves a wrong output, and the performance check fails.
+ */
+struct Rotation {
+    int sets = 2;  ///< independent input/output sets the timed runs rotate over (at least 2)
+    SetEnqueue run;  ///< enqueues the graded code on a set
+    /// Enqueues new input data for a set, in its existing buffers, drawn from the seed.
+    std::function<void(int set, std::uint64_t seed, cudaStream_t)> refill;
+    /// The set's output: device pointer and bytes.
+    std::function<std::pair<void*, std::size_t>(int set)> output;
+    /// Checks a copy of the set's output (host bytes) against its current inputs: "" when right, else why.
+    std::function<std::string(int set, const std::vector<unsigned char>& output)> verify;
+};
+
 /**
  * @brief Fraction of the device-to-device copy bandwidth that @p work reaches: @p work and a
  * cudaMemcpy moving the same number of bytes (bytes_moved / 2 copied = bytes_moved read + written) are
  * timed interleaved; the ratio is t_copy / t_work. The floor is bytes_moved at the theoretical DRAM
- * bandwidth (a faster time is physically impossible).
- * @param work        enqueues the graded code once
+ * bandwidth (a faster time is physically impossible). One timed run is verified (see Rotation).
+ * @param work        the graded workload
  * @param bytes_moved bytes the work must read plus write, at the least
  * @param label       NVTX label
+ * @param seed        picks the verified run and its new data (Context::seed_for)
  */
-[[nodiscard]] PerfResult fraction_of_copy_bandwidth(const Enqueue& work, double bytes_moved, const std::string& label);
+[[nodiscard]] PerfResult fraction_of_copy_bandwidth(const Rotation& work, double bytes_moved, const std::string& label,
+                                                    std::uint64_t seed);
 
 /**
- * @brief Speed-up of @p work over @p baseline, timed interleaved: t_baseline / t_work.
- * @param baseline    enqueues the lab's baseline once
- * @param work        enqueues the graded code once
+ * @brief Speed-up of @p work over @p baseline, timed interleaved: t_baseline / t_work. Both run on the
+ * same rotating sets; one timed run of @p work is verified (see Rotation).
+ * @param baseline    enqueues the lab's baseline on a set
+ * @param work        the graded workload
  * @param floor_bytes bytes the work must move at the least (0: no floor)
  * @param label       NVTX label
+ * @param seed        picks the verified run and its new data
  */
-[[nodiscard]] PerfResult speedup_over(const Enqueue& baseline, const Enqueue& work, double floor_bytes,
-                                      const std::string& label);
+[[nodiscard]] PerfResult speedup_over(const SetEnqueue& baseline, const Rotation& work, double floor_bytes,
+                                      const std::string& label, std::uint64_t seed);
 
 }  // namespace gpulab::grader

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -87,6 +88,9 @@ struct Context {
     bool gpu_available = false;      ///< a CUDA device answered
     std::string no_gpu_reason;       ///< why not, when it did not
     nlohmann::json ceilings;         ///< ceilings measured by the grader in this run (empty without a GPU)
+    /// Mangled names the graded code's own objects define (its kernels among them), from the grader's
+    /// scan; empty when the runner was started by hand (then provenance is not checked).
+    std::set<std::string> own_symbols;
 
     /** @brief A measured ceiling by name (e.g. "d2d_copy_gbps"), if the grader measured it. */
     [[nodiscard]] std::optional<double> ceiling(std::string_view name) const;
@@ -117,6 +121,7 @@ struct PerfResult {
     std::optional<double> floor_ms;   ///< physical lower bound on that time (bytes / peak, FLOPs / peak)
     std::string message;              ///< how the ratio was measured
     nlohmann::json details;           ///< timings and sizes for the JSON report
+    std::string wrong_result;         ///< why a verified timed run's output was wrong ("" when right)
 };
 
 /** @brief One declared check, as the runner knows it. */

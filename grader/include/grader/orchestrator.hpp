@@ -31,6 +31,16 @@ struct LabEntry {
     std::vector<std::string> build_solution;   ///< command that (re)builds the solution's code runner
     double code_points = 0;                    ///< points of the code checks (used when none could run)
     std::vector<std::string> student_files;    ///< files the student edits
+    std::vector<std::string> runner_submission;   ///< argv prefix of the code runner built from a staged submission
+    std::vector<std::string> build_submission;    ///< command that (re)builds it
+    std::vector<std::string> objects_submission;  ///< its compiled objects
+    std::string submission_dir;                   ///< where `--submission` stages the editable files
+    std::vector<std::string> objects_student;  ///< the student's compiled objects (scanned by the code policy)
+    std::vector<std::string> objects_solution; ///< the reference's compiled objects
+    std::vector<std::string> policy_deny;      ///< the lab's additions to the default code policy
+    std::vector<std::string> policy_allow;     ///< the lab's exceptions to it
+    std::vector<std::string> deps_command;     ///< prints an object's included headers when it is appended
+    std::string build_dir;                     ///< the build tree (deps_command wants objects relative to it)
 };
 
 /** @brief All labs, and how to measure the ceilings. */
@@ -99,8 +109,9 @@ struct PartResult {
 
 /** @brief Whose code to grade (a *variant*, by contrast, is a version of a kernel within a lab). */
 enum class Implementation {
-    student,   ///< the student's editable files
-    solution,  ///< the reference solutions
+    student,     ///< the student's editable files, where they are
+    solution,    ///< the reference solutions
+    submission,  ///< a submission's editable files, staged by stage_submission()
 };
 
 /** @brief How to grade. */

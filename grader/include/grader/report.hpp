@@ -20,7 +20,7 @@ inline constexpr int kReportSchemaVersion = 2;
 
 /** @brief Everything a grading run produced. */
 struct RunReport {
-    std::string implementation;     ///< whose code: "student" or "solution"
+    std::string implementation;     ///< whose code: "student", "solution" or "submission"
     std::uint64_t seed = 0;         ///< seed of the run
     std::string started_at;         ///< ISO 8601, UTC
     bool gpu_available = false;     ///< a CUDA device answered
@@ -28,6 +28,7 @@ struct RunReport {
     nlohmann::json fingerprint;     ///< device, driver, clocks, temperature (null without a GPU)
     nlohmann::json ceilings;        ///< ceilings measured in this run (null without a GPU)
     std::vector<LabResult> labs;    ///< graded labs in order
+    nlohmann::json submission;      ///< with `--submission`: what was staged and ignored (null otherwise)
 
     /** @brief Points scored over all labs. */
     [[nodiscard]] double points() const;

@@ -30,6 +30,7 @@ struct RunnerOptions {
     nlohmann::json ceilings;                 ///< ceilings measured by the grader (may be empty)
     bool plan_only = false;                  ///< send hello + plan and stop
     std::string only;                        ///< run just this check id (debugging)
+    std::string own_symbols_file;            ///< symbols the student's objects define, one per line
 };
 
 /** @brief How the code runner sees the GPU (injected so that the answers runner needs no CUDA). */

@@ -2,7 +2,9 @@
 // version shows only its own defect (where and when it launches, or under which name).
 #pragma once
 
+#include "labs/buffer.hpp"
 #include "labs/cuda_check.hpp"
+#include "labs/launch.hpp"
 #include "labs/math.hpp"
 #include "vector_add.hpp"
 

@@ -1,8 +1,10 @@
 // Shared by lab 03's known-bad versions: one plain 16×16 shared-memory GEMM serves as every variant, with
 // exactly one defect switched on by the including file, which defines before including:
 //   kDropKTail        true: the K loop stops at the last whole 16-step (a partial last K step is lost)
-//   kSiluTwoLaunches  true: "fused" SiLU = the GEMM into a scratch C, then launch_silu (two launches)
+//   kSiluTwoLaunches  true: "fused" SiLU = the GEMM into a scratch C, then its own SiLU kernel (two launches)
 #pragma once
+
+#include <algorithm>
 
 #include "labs/buffer.hpp"
 #include "labs/cuda_check.hpp"
@@ -39,6 +41,12 @@ void gemm(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int 
     LABS_CHECK_LAUNCH();
 }
 
+__global__ void silu_kernel(const __nv_bfloat16* c, __nv_bfloat16* y, std::size_t count) {
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        y[i] = tiling::silu_of_output(c[i]);
+}
+
 // C for the two-launch version, grown outside any capture (the correctness checks run first).
 inline gpulab::Workspace<__nv_bfloat16> scratch;
 
@@ -71,7 +79,9 @@ void launch_gemm_silu(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloa
         const std::size_t count = static_cast<std::size_t>(M) * N;
         __nv_bfloat16* c = wrong::scratch.at_least(count);
         launch_gemm_v3(A, W, c, M, N, K, stream);
-        launch_silu(c, Y, count, stream);
+        wrong::silu_kernel<<<static_cast<unsigned>(std::min<std::size_t>(gpulab::ceil_div<std::size_t>(count, 256), 4096)),
+                             256, 0, stream>>>(c, Y, count);
+        LABS_CHECK_LAUNCH();
     } else {
         wrong::gemm<true>(A, W, Y, M, N, K, stream);
     }

@@ -1,4 +1,4 @@
-// Known-bad (wrong/expect.json): the "fused" SiLU runs the GEMM into a scratch C and then the separate SiLU
+// Known-bad (wrong/expect.json): the "fused" SiLU runs the GEMM into a scratch C and then its own SiLU
 // kernel — bit-identical (it IS v3 then SiLU), but two launches and C through memory: the captured graph
 // shows two kernels.
 constexpr bool kDropKTail = false, kSiluTwoLaunches = true;

@@ -1,4 +1,5 @@
-// Known-bad (wrong/expect.json): the "fully fused" launcher runs the fused SiLU⊙U kernel and then the
-// baseline's quantization — right bits, but two launches and Z through memory. The captured graph shows it.
-constexpr bool kRoundT = true, kTwoLaunches = true, kReleaseInputs = true;
+// Known-bad (wrong/expect.json): the "fully fused" launcher runs its own SiLU⊙U kernel and then its own
+// quantization kernel — right bits, but two launches and Z through memory. The captured graph shows it.
+#define WRONG_FULLY_FUSED two_own_kernels
+constexpr bool kRoundT = true, kReleaseInputs = true;
 #include "chain.cuh"

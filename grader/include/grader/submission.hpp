@@ -1,0 +1,48 @@
+/**
+ * @file submission.hpp
+ * @brief Grading someone's submission: only its editable files are used, on the course the grader was
+ * built from.
+ *
+ * `grader --submission PATH` takes a directory, a git repository (graded at its HEAD commit: what was
+ * committed is what was submitted) or an archive (.tar, .tar.gz, .tgz, .tar.xz, .zip). It copies each
+ * lab's editable files and answers.toml (the ones `grader --list` names) into the build tree's staging
+ * folder, and the lab is then built and graded there with the course's own checks, headers, baseline and
+ * bars. Every other file of the submission that differs from the course is listed as ignored, and never
+ * used: an edited checks.cu or a lowered bar changes nothing.
+ */
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "grader/orchestrator.hpp"
+
+namespace gpulab::grader {
+
+/** @brief What staging a submission did. */
+struct StagedSubmission {
+    std::string path;                   ///< as given
+    std::string source;                 ///< "directory", "archive", or "git HEAD <commit>"
+    std::vector<nlohmann::json> used;   ///< {file, bytes, sha256} of each editable file staged
+    std::vector<std::string> missing;   ///< editable files the submission lacks (the template is graded)
+    std::vector<std::string> ignored;   ///< files that differ from the course and were not used
+    std::size_t extra = 0;              ///< files the course does not have (not used either)
+    std::string error;                  ///< why it could not be staged ("" when it was)
+};
+
+/** @brief JSON form (the report's "submission" member). */
+void to_json(nlohmann::json& j, const StagedSubmission& s);
+
+/**
+ * @brief Stages @p path's editable files for @p labs into their staging folders (see the file comment).
+ * @param path     the submission
+ * @param registry the course (its source tree, and every lab's editable files)
+ * @param labs     the labs to grade (their files are staged; other labs' editable files are not ignored,
+ *                 just not graded)
+ */
+[[nodiscard]] StagedSubmission stage_submission(const std::string& path, const Registry& registry,
+                                                const std::vector<LabEntry>& labs);
+
+}  // namespace gpulab::grader

@@ -1,0 +1,42 @@
+#!/usr/bin/env sh
+# submission_test.sh GRADER SOURCE_DIR WORK PYTHON
+# A submission made of the reference solutions' editable files plus an edited checks.cu (every bar
+# lowered to nothing) and an edited grader source: graded with `grader --submission`, the edits must be
+# listed as ignored and change nothing — the reference scores full marks on the course's own checks (its
+# code checks are skipped without a GPU).
+set -eu
+grader=$1 src=$2 work=$3 python=$4
+rm -rf "$work"
+mkdir -p "$work/sub/grader/src"
+cp -r "$src/labs" "$work/sub/labs"
+for lab in "$src"/solutions/*/; do
+  name=$(basename "$lab")
+  cp "$lab"/* "$work/sub/labs/$name/"
+done
+sed -i 's/pass_bar = [0-9.]*/pass_bar = 0.000001/; s/full_bar = [0-9.]*/full_bar = 0.000002/' "$work/sub/labs/00_warmup/checks.cu"
+echo '// lowered every bar' >> "$work/sub/labs/00_warmup/checks.cu"
+cp "$src/grader/src/lab.cpp" "$work/sub/grader/src/lab.cpp"
+echo '// a student edit of the grader' >> "$work/sub/grader/src/lab.cpp"
+"$grader" --submission "$work/sub" --no-color --no-ceilings --json "$work/report.json" > "$work/out.txt" 2>&1 || true
+cat "$work/out.txt"
+"$python" - "$work/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+problems = []
+def expect(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok: problems.append(what)
+s = r.get("submission", {})
+expect(r["implementation"] == "submission", "graded as a submission")
+expect("labs/00_warmup/checks.cu" in s.get("ignored", []), "the edited checks.cu is listed as ignored")
+expect("grader/src/lab.cpp" in s.get("ignored", []), "the edited grader source is listed as ignored")
+expect(len(s.get("used", [])) == 2 * len(r["labs"]) and not s.get("missing"), "every lab's editable file and answers were staged")
+checks = [c for lab in r["labs"] for c in lab["checks"]]
+expect(all(not lab["failures"] for lab in r["labs"]), "no lab failed as a whole")
+expect(all(c["status"] in ("pass", "skipped") for c in checks), "every check passes (or is skipped without a GPU)")
+perf = [c for c in checks if c["id"] == "perf.copy_fraction"]
+expect(perf and perf[0]["target"].startswith("pass 0.7"), "lab 00's bars are the course's, not the edited ones")
+if all(c["status"] == "skipped" for c in checks if c["kind"] != "answer"):
+    print("(code checks skipped: no GPU)")
+sys.exit(1 if problems else 0)
+PY
