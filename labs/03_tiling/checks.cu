@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
@@ -301,11 +300,11 @@ struct TimedSets {
         fill_uniform_bf16_device(w[i].data(), w[i].size(), seed + 1, -kInputRange, kInputRange, st);
     }
     void run(Launcher f, int i, bf16* out, cudaStream_t st) { f(a[i].data(), w[i].data(), out, s.m(), s.n(), s.k(), st); }
-    std::string verify(int i, const std::vector<unsigned char>& out) {
+    std::string verify(int i, const void* out) {
         DeviceBuffer<bf16> ref(s.outputs());
         run(&launch_gemm_cublas, i, ref.data(), nullptr);
         std::vector<std::uint16_t> got(s.outputs());
-        std::memcpy(got.data(), out.data(), got.size() * sizeof(std::uint16_t));
+        CUDA_CHECK(cudaMemcpy(got.data(), out, got.size() * sizeof(std::uint16_t), cudaMemcpyDeviceToHost));
         std::vector<double> cublas;
         for (std::uint16_t b : to_host_bits(ref)) cublas.push_back(bf16_bits_to_float(b));
         const CompareReport rep = compare_bf16(got, cublas, kCublasTol);
@@ -320,7 +319,7 @@ PerfResult timed_ratio(Context& ctx, Launcher baseline, const char* baseline_nam
     work.run = [&](int i, cudaStream_t st) { sets.run(variant, i, sets.c[i].data(), st); };
     work.refill = [&](int i, std::uint64_t seed, cudaStream_t st) { sets.fill(i, seed, st); };
     work.output = [&](int i) { return std::pair<void*, std::size_t>{sets.c[i].data(), sets.c[i].bytes()}; };
-    work.verify = [&](int i, const std::vector<unsigned char>& out) { return sets.verify(i, out); };
+    work.verify = [&](int i, const void* out) { return sets.verify(i, out); };
     const SetEnqueue base = [&](int i, cudaStream_t st) { sets.run(baseline, i, sets.base_out.data(), st); };
     // The floor: A and W read once and C written once (128 MiB) at the theoretical DRAM bandwidth.
     PerfResult r = speedup_over(base, work, models::gemm_once_bytes(sets.s.g), label,

@@ -12,6 +12,7 @@
 #include "grader/gpu_checks.hpp"
 #include "labs/bf16.hpp"
 #include "labs/compare.hpp"
+#include "labs/compare_device.hpp"
 #include "labs/models/datasets.hpp"
 #include "labs/models/fusion.hpp"
 #include "labs/numeric.hpp"
@@ -234,10 +235,12 @@ struct TimedSets {
         };
         r.refill = [this](int i, std::uint64_t seed, cudaStream_t s) { fill(i, seed, s); };
         r.output = [this](int i) { return std::pair<void*, std::size_t>{q[i].data(), q[i].bytes()}; };
-        r.verify = [this](int i, const std::vector<unsigned char>& out) {
+        r.verify = [this](int i, const void* out) {
             separate(i, q_ref.data(), nullptr);
-            const CompareReport bits = compare_bits(std::span<const std::uint8_t>(out), std::span<const std::uint8_t>(to_host(q_ref)));
-            return bits.passed() ? std::string() : "against the baseline chain on its data: " + bits.describe();
+            const DeviceDiff d = compare_bits_device(out, q_ref.data(), count(), 1);
+            if (d.count == 0) return std::string();
+            return "against the baseline chain on its data: " + std::to_string(d.count) + " of " +
+                   std::to_string(count()) + " elements differ; first at index " + std::to_string(*d.first);
         };
         return r;
     }

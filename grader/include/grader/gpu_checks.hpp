@@ -184,8 +184,9 @@ struct Rotation {
     std::function<void(int set, std::uint64_t seed, cudaStream_t)> refill;
     /// The set's output: device pointer and bytes.
     std::function<std::pair<void*, std::size_t>(int set)> output;
-    /// Checks a copy of the set's output (host bytes) against its current inputs: "" when right, else why.
-    std::function<std::string(int set, const std::vector<unsigned char>& output)> verify;
+    /// Checks a copy of the set's output (device memory, as many bytes as output() says) against the set's
+    /// current inputs: "" when right, else why.
+    std::function<std::string(int set, const void* output_copy)> verify;
 };
 
 /**
