@@ -104,16 +104,25 @@ function(_labs_implementation p name)
   labs_cuda_options(${p}_checks_${name})
 endfunction()
 
-# _labs_registry_entry(<out> id name title dir code_points runner build [more members as key json ...])
-function(_labs_registry_entry out id name title dir code_points runner build)
+# _labs_members(<out> <p> <impl> <as>): the registry members of implementation <impl> under the name
+# <as>: runner_<as> (its checks runner), build_<as> (the command that builds it) and objects_<as> (its
+# compiled objects, for the code policy: one string, "\n"-separated, since the list is known only when the
+# build is generated).
+function(_labs_members out p impl as)
+  _labs_json_list(runner "$<TARGET_FILE:${p}_checks_${impl}>")
+  _labs_json_list(build "${CMAKE_COMMAND}" --build "${PROJECT_BINARY_DIR}" --target ${p}_checks_${impl})
+  set(${out} runner_${as} "${runner}" build_${as} "${build}"
+             objects_${as} "\"$<JOIN:$<TARGET_OBJECTS:${p}_impl_${impl}>,\\n>\"" PARENT_SCOPE)
+endfunction()
+
+# _labs_registry_entry(<out> id name title dir code_points [members as key json ...])
+function(_labs_registry_entry out id name title dir code_points)
   set(e "{}")
   foreach(member id name title dir)
     _labs_json_quote(q "${${member}}")
     _labs_json_set(e ${member} "${q}")
   endforeach()
   _labs_json_set(e code_points "${code_points}")
-  _labs_json_set(e runner_student "${runner}")
-  _labs_json_set(e build_student "${build}")
   set(rest ${ARGN})
   while(rest)
     list(POP_FRONT rest key value)
@@ -236,37 +245,25 @@ function(labs_add_lab folder)
   endif()
 
   # Registry entry for the grader (generator expressions resolve the executables' paths).
-  set(build_prefix "${CMAKE_COMMAND}" --build "${PROJECT_BINARY_DIR}" --target)
   _labs_json_list(deny ${ARG_DENY})
   _labs_json_list(allow ${ARG_ALLOW})
   set(policy "{\"deny\": ${deny}, \"allow\": ${allow}}")
-  # An implementation's objects (one per editable .cu file) travel as one string, "\n"-separated: the
-  # list is known only when the build is generated.
-  _labs_json_list(runner "$<TARGET_FILE:${p}_checks_student>")
-  _labs_json_list(build ${build_prefix} ${p}_checks_student)
   _labs_json_list(runner_answers "$<TARGET_FILE:${p}_answers>")
-  _labs_json_list(build_answers ${build_prefix} ${p}_answers)
+  _labs_json_list(build_answers "${CMAKE_COMMAND}" --build "${PROJECT_BINARY_DIR}" --target ${p}_answers)
   _labs_json_list(files ${student_files})
   _labs_json_quote(answers_student "${lab_dir}/answers.toml")
-  set(more runner_answers "${runner_answers}" build_answers "${build_answers}" student_files "${files}"
-           answers_student "${answers_student}" policy "${policy}"
-           objects_student "\"$<JOIN:$<TARGET_OBJECTS:${p}_impl_student>,\\n>\"")
-  _labs_json_list(runner_submission "$<TARGET_FILE:${p}_checks_submission>")
-  _labs_json_list(build_submission ${build_prefix} ${p}_checks_submission)
   _labs_json_quote(submission_json "${submission_dir}")
-  list(APPEND more runner_submission "${runner_submission}" build_submission "${build_submission}"
-                   submission_dir "${submission_json}"
-                   objects_submission "\"$<JOIN:$<TARGET_OBJECTS:${p}_impl_submission>,\\n>\"")
+  _labs_members(student ${p} student student)
+  _labs_members(submission ${p} submission submission)
+  set(more ${student} ${submission} runner_answers "${runner_answers}" build_answers "${build_answers}"
+           student_files "${files}" answers_student "${answers_student}" policy "${policy}"
+           submission_dir "${submission_json}")
   if("solution" IN_LIST implementations)
-    _labs_json_list(runner_solution "$<TARGET_FILE:${p}_checks_solution>")
-    _labs_json_list(build_solution ${build_prefix} ${p}_checks_solution)
+    _labs_members(solution ${p} solution solution)
     _labs_json_quote(answers_solution "${solution_dir}/answers.toml")
-    list(APPEND more runner_solution "${runner_solution}" build_solution "${build_solution}"
-                     answers_solution "${answers_solution}"
-                     objects_solution "\"$<JOIN:$<TARGET_OBJECTS:${p}_impl_solution>,\\n>\"")
+    list(APPEND more ${solution} answers_solution "${answers_solution}")
   endif()
-  _labs_registry_entry(entry "${id}" "${name}" "${ARG_TITLE}" "labs/${folder}" "${ARG_CODE_POINTS}" "${runner}"
-                       "${build}" ${more})
+  _labs_registry_entry(entry "${id}" "${name}" "${ARG_TITLE}" "labs/${folder}" "${ARG_CODE_POINTS}" ${more})
   set_property(GLOBAL APPEND PROPERTY LABS_REGISTRY_ENTRIES "${entry}")
 
   if(NOT LABS_BUILD_TESTS)
@@ -317,12 +314,10 @@ function(labs_add_lab folder)
         set(on_cpu OFF)
       endif()
       _labs_implementation(${p} wrong_${stem} "${lab_dir}/${w}")
-      _labs_json_list(runner "$<TARGET_FILE:${p}_checks_wrong_${stem}>")
-      _labs_json_list(build ${build_prefix} ${p}_checks_wrong_${stem})
+      _labs_members(members ${p} wrong_${stem} student)  # graded as "the student's" code
       _labs_json_list(files "labs/${folder}/${w}")
       _labs_registry_entry(entry "${id}" "wrong_${stem}" "lab ${id} known-bad: ${wname}" "labs/${folder}"
-                           "${ARG_CODE_POINTS}" "${runner}" "${build}" student_files "${files}" policy "${policy}"
-                           objects_student "\"$<JOIN:$<TARGET_OBJECTS:${p}_impl_wrong_${stem}>,\\n>\"")
+                           "${ARG_CODE_POINTS}" ${members} student_files "${files}" policy "${policy}")
       if(must_build STREQUAL "fails")
         set_target_properties(${p}_impl_wrong_${stem} ${p}_checks_wrong_${stem} PROPERTIES EXCLUDE_FROM_ALL TRUE)
         list(APPEND cpu_entries "${entry}")

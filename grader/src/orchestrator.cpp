@@ -50,17 +50,13 @@ std::string lower(std::string s) {
 
 }  // namespace
 
-namespace {
-
-std::vector<std::string> split_lines(const std::string& s) {
+std::vector<std::string> split_lines(const std::string& text) {
     std::vector<std::string> out;
-    std::istringstream in(s);
+    std::istringstream in(text);
     for (std::string line; std::getline(in, line);)
         if (!line.empty()) out.push_back(line);
     return out;
 }
-
-}  // namespace
 
 Registry load_registry(const std::string& path) {
     std::ifstream f(path);

@@ -36,18 +36,10 @@ bool allowed(const CodePolicy& policy, const std::string& text) {
     return false;
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);)
-        if (!line.empty()) out.push_back(line);
-    return out;
-}
-
 // `nm` output ("  U name" / "0000 T name"): the names with the given kind (undefined or not).
 std::vector<std::string> symbols(const std::string& nm_output, bool undefined) {
     std::vector<std::string> out;
-    for (const std::string& line : lines_of(nm_output)) {
+    for (const std::string& line : split_lines(nm_output)) {
         std::istringstream in(line);
         std::string a, b, c;
         in >> a >> b;
@@ -151,7 +143,7 @@ ScanResult scan_object(const std::string& object, const CodePolicy& policy) {
     if (!tool({"nm", "-A", object}, nm)) return r;
     // nm -A prefixes "object:"; drop it.
     std::string clean;
-    for (const std::string& line : lines_of(nm)) {
+    for (const std::string& line : split_lines(nm)) {
         const auto colon = line.find(": ");
         clean += (colon == std::string::npos ? line : line.substr(colon + 2)) + "\n";
     }
@@ -163,7 +155,7 @@ ScanResult scan_object(const std::string& object, const CodePolicy& policy) {
     }
     if (!tool({"objdump", "-h", object}, sections_text)) return r;
     std::vector<std::string> sections;
-    for (const std::string& line : lines_of(sections_text)) {
+    for (const std::string& line : split_lines(sections_text)) {
         std::istringstream in(line);
         std::string idx, name;
         if (in >> idx >> name && !idx.empty() && std::isdigit(static_cast<unsigned char>(idx[0]))) sections.push_back(name);

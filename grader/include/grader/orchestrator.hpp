@@ -83,6 +83,9 @@ struct ChildOutcome {
  */
 [[nodiscard]] ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, bool echo = false);
 
+/** @brief The non-empty lines of @p text (a tool's output, a list written one item per line). */
+[[nodiscard]] std::vector<std::string> split_lines(const std::string& text);
+
 /** @brief "SIGSEGV (Segmentation fault)" for a signal number. */
 [[nodiscard]] std::string describe_signal(int sig);
 
