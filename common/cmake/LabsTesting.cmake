@@ -21,7 +21,8 @@ target_include_directories(labs_catch2 INTERFACE "${PROJECT_SOURCE_DIR}/common/t
 
 # labs_add_test(<name> SOURCES <files...> [LIBRARIES <targets...>] LABELS <cpu|gpu> [more labels...])
 #   One executable, one ctest test. A test labelled `gpu` skips (exit LABS_SKIP_RETURN_CODE) when no
-#   CUDA device answers; ctest shows it as skipped, never as passed.
+#   CUDA device answers; ctest shows it as skipped, never as passed. GPU tests never run two at once
+#   (RESOURCE_LOCK labs_gpu): a second process on the GPU makes the grader's measurements INVALID.
 function(labs_add_test name)
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBRARIES;LABELS;ARGS" ${ARGN})
   if(NOT ARG_LABELS)
@@ -43,4 +44,7 @@ function(labs_add_test name)
   endif()
   set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
                        SKIP_RETURN_CODE ${LABS_SKIP_RETURN_CODE})
+  if("gpu" IN_LIST ARG_LABELS)
+    set_tests_properties(${name} PROPERTIES RESOURCE_LOCK labs_gpu)
+  endif()
 endfunction()

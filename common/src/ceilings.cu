@@ -193,6 +193,7 @@ Ceilings measure_ceilings(const CeilingOptions& in) {
     NvtxRange range("measure_ceilings");
     Ceilings c;
     c.copy_size = size_string(o.copy_bytes);
+    c.copy_bytes = static_cast<double>(o.copy_bytes);
     c.d2d_copy_gbps = copy_gbps(o.copy_bytes, o.quick);
     c.gemm_shape = std::to_string(o.gemm_m) + "x" + std::to_string(o.gemm_n) + "x" + std::to_string(o.gemm_k);
     c.bf16_gemm_tflops = gemm_tflops(o.gemm_m, o.gemm_n, o.gemm_k, o.quick);
@@ -226,7 +227,8 @@ void to_json(nlohmann::json& j, const Ceilings& c) {
                        {"h2d_pageable_gbps", c.h2d_pageable_gbps},
                        {"d2h_pageable_gbps", c.d2h_pageable_gbps},
                        {"gemm_shape", c.gemm_shape},
-                       {"copy_size", c.copy_size}};
+                       {"copy_size", c.copy_size},
+                       {"d2d_copy_bytes", c.copy_bytes}};
 }
 
 std::string format_ceilings(const Ceilings& c) {

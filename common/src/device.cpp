@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdio>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
@@ -49,7 +50,41 @@ struct Nvml {
         f = reinterpret_cast<F>(dlsym(handle, name));
         return f != nullptr;
     }
+    Nvml() = default;
+    Nvml(const Nvml&) = delete;
+    Nvml& operator=(const Nvml&) = delete;
+    ~Nvml() {
+        if (initialised) shutdown();
+        if (handle != nullptr) dlclose(handle);
+    }
+    // Loads the library and initialises it; "" when NVML answers, else why not.
+    std::string open() {
+        handle = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (handle == nullptr) return "NVML not available (libnvidia-ml.so.1 not found)";
+        if (!(load(init, "nvmlInit_v2") && load(shutdown, "nvmlShutdown") && load(by_uuid, "nvmlDeviceGetHandleByUUID") &&
+              load(by_pci, "nvmlDeviceGetHandleByPciBusId_v2")))
+            return "NVML lacks an expected entry point";
+        if (init() != kNvmlSuccess) return "nvmlInit failed";
+        initialised = true;
+        return "";
+    }
+    // The device's handle, or null.
+    nvmlDevice_t device(const DeviceInfo& d) const {
+        nvmlDevice_t h = nullptr;
+        if (by_uuid(d.uuid.c_str(), &h) == kNvmlSuccess || by_pci(d.pci_bus_id.c_str(), &h) == kNvmlSuccess) return h;
+        return nullptr;
+    }
+    bool initialised = false;
 };
+
+// nvmlProcessInfo_t of nvml.h (the _v2 and _v3 queries fill this layout).
+struct NvmlProcessInfo {
+    unsigned pid;
+    unsigned long long used_gpu_memory;
+    unsigned gpu_instance_id;
+    unsigned compute_instance_id;
+};
+constexpr int kNvmlErrorInsufficientSize = 7;
 
 }  // namespace
 
@@ -126,34 +161,18 @@ Fingerprint take_fingerprint(const DeviceInfo& device) {
     Fingerprint f;
     f.device = device;
     Nvml nvml;
-    nvml.handle = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (nvml.handle == nullptr) {
-        f.nvml_status = "NVML not available (libnvidia-ml.so.1 not found)";
-        return f;
-    }
-    const bool ok = nvml.load(nvml.init, "nvmlInit_v2") && nvml.load(nvml.shutdown, "nvmlShutdown") &&
-                    nvml.load(nvml.by_uuid, "nvmlDeviceGetHandleByUUID") &&
-                    nvml.load(nvml.by_pci, "nvmlDeviceGetHandleByPciBusId_v2") &&
-                    nvml.load(nvml.clock, "nvmlDeviceGetClockInfo") &&
-                    nvml.load(nvml.max_clock, "nvmlDeviceGetMaxClockInfo") &&
-                    nvml.load(nvml.temperature, "nvmlDeviceGetTemperature") &&
-                    nvml.load(nvml.driver, "nvmlSystemGetDriverVersion");
-    if (!ok) {
+    f.nvml_status = nvml.open();
+    if (!f.nvml_status.empty()) return f;
+    if (!(nvml.load(nvml.clock, "nvmlDeviceGetClockInfo") && nvml.load(nvml.max_clock, "nvmlDeviceGetMaxClockInfo") &&
+          nvml.load(nvml.temperature, "nvmlDeviceGetTemperature") && nvml.load(nvml.driver, "nvmlSystemGetDriverVersion"))) {
         f.nvml_status = "NVML lacks an expected entry point";
-        dlclose(nvml.handle);
-        return f;
-    }
-    if (nvml.init() != kNvmlSuccess) {
-        f.nvml_status = "nvmlInit failed";
-        dlclose(nvml.handle);
         return f;
     }
     std::array<char, 96> drv{};
     if (nvml.driver(drv.data(), static_cast<unsigned>(drv.size())) == kNvmlSuccess)
         f.driver_version_string = drv.data();
-    nvmlDevice_t h = nullptr;
-    if (nvml.by_uuid(device.uuid.c_str(), &h) != kNvmlSuccess &&
-        nvml.by_pci(device.pci_bus_id.c_str(), &h) != kNvmlSuccess) {
+    nvmlDevice_t h = nvml.device(device);
+    if (h == nullptr) {
         f.nvml_status = "NVML does not know this device";
     } else {
         unsigned v = 0;
@@ -165,9 +184,54 @@ Fingerprint take_fingerprint(const DeviceInfo& device) {
             f.temperature_c = static_cast<int>(v);
         f.nvml_status = "ok";
     }
-    nvml.shutdown();
-    dlclose(nvml.handle);
     return f;
+}
+
+GpuProcesses gpu_processes(const DeviceInfo& device) {
+    GpuProcesses out;
+    Nvml nvml;
+    out.status = nvml.open();
+    if (!out.status.empty()) return out;
+    using Query = nvmlReturn_t (*)(nvmlDevice_t, unsigned*, NvmlProcessInfo*);
+    Query query = nullptr;
+    if (!nvml.load(query, "nvmlDeviceGetComputeRunningProcesses_v3") &&
+        !nvml.load(query, "nvmlDeviceGetComputeRunningProcesses_v2")) {
+        out.status = "NVML lacks nvmlDeviceGetComputeRunningProcesses";
+        return out;
+    }
+    const nvmlDevice_t h = nvml.device(device);
+    if (h == nullptr) {
+        out.status = "NVML does not know this device";
+        return out;
+    }
+    std::vector<NvmlProcessInfo> infos(64);
+    auto count = static_cast<unsigned>(infos.size());
+    nvmlReturn_t e = query(h, &count, infos.data());
+    if (e == kNvmlErrorInsufficientSize) {
+        infos.resize(count + 16);
+        count = static_cast<unsigned>(infos.size());
+        e = query(h, &count, infos.data());
+    }
+    if (e != kNvmlSuccess) {
+        out.status = "nvmlDeviceGetComputeRunningProcesses failed (NVML error " + std::to_string(e) + ")";
+        return out;
+    }
+    for (unsigned i = 0; i < count; ++i) {
+        GpuProcess p;
+        p.pid = infos[i].pid;
+        p.used_bytes = infos[i].used_gpu_memory;
+        if (std::FILE* comm = std::fopen(("/proc/" + std::to_string(p.pid) + "/comm").c_str(), "r")) {
+            std::array<char, 64> name{};
+            if (std::fgets(name.data(), static_cast<int>(name.size()), comm) != nullptr) {
+                p.name = name.data();
+                while (!p.name.empty() && (p.name.back() == '\n' || p.name.back() == '\r')) p.name.pop_back();
+            }
+            std::fclose(comm);
+        }
+        out.processes.push_back(std::move(p));
+    }
+    out.known = true;
+    return out;
 }
 
 void to_json(nlohmann::json& j, const DeviceInfo& d) {

@@ -276,14 +276,14 @@ function(labs_add_lab folder)
     add_test(NAME ${p}_solution_answers_full COMMAND ${grader_cmd} --solution --only answers --expect full)
     set_tests_properties(${p}_solution_answers_full PROPERTIES LABELS "cpu;lab${id}")
     add_test(NAME ${p}_solution_code_full COMMAND ${grader_cmd} --solution --only code --expect full)
-    set_tests_properties(${p}_solution_code_full PROPERTIES LABELS "gpu;lab${id}")
+    set_tests_properties(${p}_solution_code_full PROPERTIES LABELS "gpu;lab${id}" RESOURCE_LOCK labs_gpu)
     list(APPEND tests ${p}_solution_answers_full ${p}_solution_code_full)
   endif()
   add_test(NAME ${p}_template_answers_zero
            COMMAND ${untouched} "labs/${folder}/answers.toml" -- ${grader_cmd} --only answers --expect zero)
   set_tests_properties(${p}_template_answers_zero PROPERTIES LABELS "cpu;lab${id}")
   add_test(NAME ${p}_template_code_zero COMMAND ${untouched} ${student_files} -- ${grader_cmd} --only code --expect zero)
-  set_tests_properties(${p}_template_code_zero PROPERTIES LABELS "gpu;lab${id}")
+  set_tests_properties(${p}_template_code_zero PROPERTIES LABELS "gpu;lab${id}" RESOURCE_LOCK labs_gpu)
 
   # Known-bad versions: each one replaces the (single) editable .cu file; wrong/expect.json says what the
   # grader must report for it. Those expected not to build stay out of `all`; they and those the code
@@ -352,6 +352,8 @@ function(labs_add_lab folder)
       if(kind STREQUAL "cpu")
         # It runs the build in the build tree: never two at once.
         set_tests_properties(${test} PROPERTIES RESOURCE_LOCK labs_build_tree)
+      else()
+        set_tests_properties(${test} PROPERTIES RESOURCE_LOCK labs_gpu)
       endif()
       list(APPEND tests ${test})
     endforeach()

@@ -7,7 +7,13 @@
 #include <set>
 #include <stdexcept>
 
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
 #include "labs/buffer.hpp"
+#include "labs/ceilings.hpp"
 #include "labs/cuda_check.hpp"
 #include "labs/device.hpp"
 #include "labs/random.hpp"
@@ -134,6 +140,51 @@ TimingOptions grading_timing(const std::string& label) {
 
 namespace {
 
+// "38% slower" / "3.1x slower", for messages.
+std::string how_much_slower(double ratio) {
+    return ratio < 2 ? strprintf("%.0f%% slower", 100 * (ratio - 1)) : strprintf("%.1fx slower", ratio);
+}
+
+// Compares the reference as timed inside the check (A of the interleaved loop) with its timing alone,
+// before the first check: the check is INVALID when it ran more than the tolerance slower.
+void compare_reference(const Context& ctx, const TimingResult& inside, PerfResult& r) {
+    const ReferenceTiming& alone = ctx.current_reference();
+    r.reference_compared = true;
+    const double drift = alone.median_ms > 0 ? inside.median_ms / alone.median_ms : 0.0;
+    r.details["reference_drift"] = drift;
+    r.details["reference_alone_ms"] = alone.median_ms;
+    r.details["reference_tolerance"] = ctx.reference_tolerance;
+    if (drift > 1 + ctx.reference_tolerance)
+        r.invalid.push_back(strprintf("%s (the reference) ran %s inside this check than when timed alone before the "
+                                      "first check (%.4g ms vs %.4g ms; tolerance %.0f%%): work left running by "
+                                      "the code under test, or another process on this GPU?",
+                                      alone.what.c_str(), how_much_slower(drift).c_str(), inside.median_ms,
+                                      alone.median_ms, 100 * ctx.reference_tolerance));
+}
+
+// After a timed loop: one more run of the graded code, then, once its stream is done, how long the device
+// stays busy. An honest launcher's work is all on the stream it was given; anything still running then was
+// left on another stream (or in a graph launched elsewhere) and overlaps whatever is timed next. Measured
+// twice, so that a host hiccup is not taken for device work.
+void check_leftover_work(const Rotation& work, PerfResult& r) {
+    double busy_ms = 0;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        work.run(attempt % std::max(2, work.sets), nullptr);
+        CUDA_CHECK(cudaStreamSynchronize(nullptr));
+        const auto t0 = std::chrono::steady_clock::now();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        busy_ms = attempt == 0 ? ms : std::min(busy_ms, ms);
+        if (busy_ms <= kLeftoverWorkMs) break;
+    }
+    r.details["device_busy_after_ms"] = busy_ms;
+    if (busy_ms > kLeftoverWorkMs)
+        r.invalid.push_back(strprintf("the code under test left work running: the GPU stayed busy %.3g ms after "
+                                      "the stream it was given had finished (twice) — kernels or a graph launched on "
+                                      "another stream overlap whatever is timed next",
+                                      busy_ms));
+}
+
 // Times `baseline` (A) and `work` (B) interleaved over the rotating sets and verifies one timed run of B.
 struct RotationRun {
     AbResult ab;
@@ -173,8 +224,8 @@ RotationRun time_rotation(const SetEnqueue& baseline, const Rotation& work, cons
 
 }  // namespace
 
-PerfResult fraction_of_copy_bandwidth(const Rotation& work, double bytes_moved, const std::string& label,
-                                      std::uint64_t seed) {
+PerfResult fraction_of_copy_bandwidth(const Context& ctx, const Rotation& work, double bytes_moved,
+                                      const std::string& label, std::uint64_t seed) {
     const auto copy_bytes = static_cast<std::size_t>(bytes_moved / 2);
     DeviceBuffer<unsigned char> src(copy_bytes), dst(copy_bytes);
     src.zero();
@@ -195,11 +246,14 @@ PerfResult fraction_of_copy_bandwidth(const Rotation& work, double bytes_moved, 
     r.message = strprintf("%.1f GB/s vs copy %.1f GB/s (interleaved, L2 flushed, median of %d)", gbps, copy_gbps,
                           ab.b.count);
     r.details = {{"work", ab.b}, {"copy", ab.a}, {"bytes_moved", bytes_moved}, {"work_gbps", gbps}, {"copy_gbps", copy_gbps}};
+    if (const auto start = ctx.ceiling("d2d_copy_gbps")) r.details["copy_gbps_at_start_of_run"] = *start;
+    compare_reference(ctx, ab.a, r);
+    check_leftover_work(work, r);
     return r;
 }
 
-PerfResult speedup_over(const SetEnqueue& baseline, const Rotation& work, double floor_bytes, const std::string& label,
-                        std::uint64_t seed) {
+PerfResult speedup_over(const Context& ctx, const SetEnqueue& baseline, const Rotation& work, double floor_bytes,
+                        const std::string& label, std::uint64_t seed) {
     const RotationRun run = time_rotation(baseline, work, label, seed);
     const AbResult& ab = run.ab;
     PerfResult r;
@@ -212,7 +266,78 @@ PerfResult speedup_over(const SetEnqueue& baseline, const Rotation& work, double
     }
     r.message = strprintf("%.4g ms vs baseline %.4g ms (interleaved, L2 flushed)", ab.b.median_ms, ab.a.median_ms);
     r.details = {{"work", ab.b}, {"baseline", ab.a}};
+    compare_reference(ctx, ab.a, r);
+    check_leftover_work(work, r);
     return r;
+}
+
+ReferenceTiming reference_alone(const std::string& what, const SetEnqueue& run, int sets, const std::string& label) {
+    const int n = std::max(1, sets);
+    int calls = 0;
+    const TimingResult t = time_region([&](cudaStream_t s) { run(calls++ % n, s); }, grading_timing(label));
+    ReferenceTiming r;
+    r.what = what;
+    r.median_ms = t.median_ms;
+    r.details = t;
+    return r;
+}
+
+std::function<ReferenceTiming(Context&)> copy_reference(double bytes_moved) {
+    return [bytes_moved](Context&) {
+        const auto copy_bytes = static_cast<std::size_t>(bytes_moved / 2);
+        DeviceBuffer<unsigned char> src(copy_bytes), dst(copy_bytes);
+        src.zero();
+        dst.zero();
+        return reference_alone("the D2D copy", [&](int, cudaStream_t s) {
+            CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), copy_bytes, cudaMemcpyDeviceToDevice, s));
+        }, 1, "reference alone: D2D copy");
+    };
+}
+
+std::vector<std::string> gpu_tenants() {
+    int dev = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    const DeviceProbe p = probe_device(dev);
+    if (!p.available()) return {};
+    const GpuProcesses list = gpu_processes(p.info);
+    if (!list.known) return {};
+    // In a container NVML may show host process ids: then none is ours by number, and one of them is us.
+    const auto self = static_cast<unsigned>(getpid());
+    std::vector<GpuProcess> others;
+    bool found_self = false;
+    for (const GpuProcess& q : list.processes) {
+        if (q.pid == self) found_self = true;
+        else others.push_back(q);
+    }
+    if (!found_self && !others.empty()) others.erase(others.begin());
+    std::vector<std::string> out;
+    for (const GpuProcess& q : others)
+        out.push_back(strprintf("another process uses this GPU: pid %u (%s, %.2g GiB of device memory) — its work "
+                                "shares the GPU with every timed run",
+                                q.pid, q.name.empty() ? "name not visible from here" : q.name.c_str(),
+                                static_cast<double>(q.used_bytes) / double(1ull << 30)));
+    return out;
+}
+
+std::vector<std::string> gpu_start_checks(const Context& ctx) {
+    // A process that just exited (the grader's ceilings measurement) may still be listed for a moment.
+    std::vector<std::string> out = gpu_tenants();
+    for (int i = 0; i < 5 && !out.empty(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        out = gpu_tenants();
+    }
+    const auto at_start = ctx.ceiling("d2d_copy_gbps");
+    const auto bytes = ctx.ceiling("d2d_copy_bytes");
+    if (at_start && bytes && *at_start > 0 && *bytes > 0) {
+        const double now = measure_copy_bandwidth_gbps(static_cast<std::size_t>(*bytes));
+        if (*at_start / now > 1 + ctx.reference_tolerance)
+            out.push_back(strprintf("before the first check of this lab, a D2D copy ran %s than the grader measured "
+                                    "at the start of the run, in a process without graded code (%.0f GB/s vs %.0f "
+                                    "GB/s): work started when the graded code was loaded, or another process on "
+                                    "this GPU?",
+                                    how_much_slower(*at_start / now).c_str(), now, *at_start));
+    }
+    return out;
 }
 
 }  // namespace gpulab::grader

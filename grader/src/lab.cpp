@@ -11,7 +11,7 @@
 namespace gpulab::grader {
 namespace {
 
-constexpr std::array<std::pair<Status, std::string_view>, 9> kStatusNames{{
+constexpr std::array<std::pair<Status, std::string_view>, 10> kStatusNames{{
     {Status::pass, "pass"},
     {Status::partial, "partial"},
     {Status::fail, "fail"},
@@ -21,6 +21,7 @@ constexpr std::array<std::pair<Status, std::string_view>, 9> kStatusNames{{
     {Status::suspicious, "suspicious"},
     {Status::not_run, "not_run"},
     {Status::tampered, "tampered"},
+    {Status::invalid, "invalid"},
 }};
 
 constexpr std::array<std::pair<CheckKind, std::string_view>, 3> kKindNames{{
@@ -101,6 +102,19 @@ std::uint64_t derive_seed(std::uint64_t seed, std::string_view salt) noexcept { 
 
 std::uint64_t Context::seed_for(std::string_view salt) const { return derive_seed(seed, salt); }
 
+const ReferenceTiming& Context::current_reference() const {
+    const auto it = references.find(reference_id);
+    if (reference_id.empty() || it == references.end())
+        throw std::logic_error("lab definition error: the performance check's reference '" + reference_id +
+                               "' was not timed before the checks (Lab::reference, PerfSpec::reference)");
+    return it->second;
+}
+
+void Lab::reference(std::string id, std::function<ReferenceTiming(Context&)> time_alone) {
+    if (id.empty() || references_.count(id)) throw std::logic_error("reference '" + id + "' is empty or declared twice");
+    references_.emplace(std::move(id), std::move(time_alone));
+}
+
 void Lab::add(CheckDecl d, Entry e) {
     for (const CheckDecl& existing : decls_)
         if (existing.id == d.id) throw std::logic_error("check id '" + d.id + "' declared twice");
@@ -148,6 +162,9 @@ void Lab::performance(std::string id, std::string title, double points, PerfSpec
                       std::function<PerfResult(Context&)> fn) {
     if (!(spec.full_bar > spec.pass_bar) || spec.pass_bar <= 0)
         throw std::logic_error("performance check '" + id + "' needs 0 < pass_bar < full_bar");
+    if (!references_.count(spec.reference))
+        throw std::logic_error("performance check '" + id + "' names the reference '" + spec.reference +
+                               "', which is not declared (Lab::reference, before the check)");
     Entry e;
     e.perf = std::move(spec);
     e.performance = std::move(fn);

@@ -98,7 +98,8 @@ int expect_outcome(const RunReport& r, const std::string& expect) {
             ++graded;
             if (expect == "full" && c.status != Status::pass) ok = false;
             if (expect == "zero" && (c.points > 0 || c.status == Status::error || c.status == Status::not_run ||
-                                     c.status == Status::suspicious || c.status == Status::tampered))
+                                     c.status == Status::suspicious || c.status == Status::tampered ||
+                                     c.status == Status::invalid))
                 ok = false;
         }
     }
@@ -173,6 +174,7 @@ int run(int argc, char** argv) {
     std::uint64_t seed = 0;
     std::string json_file, junit_file, csv_file, only = "all", registry_path = LABS_REGISTRY_PATH, expect, submission;
     double timeout = 300;
+    int retry_invalid = 0;
     app.add_option("labs", selectors, "Labs to grade, by number or name (e.g. 00, 5, fusion); default: all");
     app.add_flag("--solution", solution, "Grade the reference solutions instead of your work");
     app.add_option("--submission", submission,
@@ -185,6 +187,10 @@ int run(int argc, char** argv) {
     app.add_option("--csv", csv_file, "Also write a gradebook CSV (one row per check, one total row per lab)");
     app.add_option("--timeout", timeout, "Seconds each lab process may run before it is killed")->check(CLI::PositiveNumber);
     app.add_option("--only", only, "Grade only the answers or only the code")->check(CLI::IsMember({"all", "answers", "code"}));
+    app.add_option("--retry-invalid", retry_invalid,
+                   "Regrade a check whose measurement was INVALID (its reference moved, another process used the "
+                   "GPU, work was left running) up to N times, each in a new process; the report keeps every attempt")
+        ->check(CLI::NonNegativeNumber);
     app.add_flag("--list", list, "List the labs and exit");
     app.add_flag("--verbose,-v", verbose, "Show every check's message and the labs' own output");
     app.add_flag("--no-build", no_build, "Do not rebuild the labs first");
@@ -238,6 +244,7 @@ int run(int argc, char** argv) {
     opts.timeout_s = timeout;
     opts.verbose = verbose;
     opts.seed = seed;
+    opts.retry_invalid = retry_invalid;
 
     RunReport report;
     report.implementation = solution ? "solution" : !submission.empty() ? "submission" : "student";

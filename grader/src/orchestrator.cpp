@@ -582,6 +582,60 @@ std::string check_code_policy(const LabEntry& lab, const std::vector<std::string
     return "";
 }
 
+namespace {
+
+// Regrades the INVALID checks of a code part, each time in a new runner process with `--only` (which also
+// runs the correctness checks they require, and times their references alone again), up to
+// opts.retry_invalid times. A retried check keeps its earlier attempts; the last attempt counts.
+void retry_invalid(PartResult& part, const std::vector<std::string>& argv, const GradeOptions& opts) {
+    for (int attempt = 2; attempt <= opts.retry_invalid + 1 && part.failure.empty(); ++attempt) {
+        std::string ids;
+        for (const CheckResult& c : part.checks)
+            if (c.status == Status::invalid) ids += (ids.empty() ? "" : ",") + c.id;
+        if (ids.empty()) return;
+        std::vector<std::string> again_argv = argv;
+        again_argv.insert(again_argv.end(), {"--only", ids});
+        const PartResult again = interpret(run_child(again_argv, opts.timeout_s, opts.verbose), "code", 0, opts.timeout_s);
+        if (again.tampered) {  // whatever wrote on the channel voids the whole part, as in the first attempt
+            part.tampered = true;
+            part.failure = again.failure;
+            part.output_tail = again.output_tail;
+            for (CheckResult& c : part.checks) {
+                c.status = Status::tampered;
+                c.points = 0;
+                c.message = again.failure;
+            }
+            return;
+        }
+        for (CheckResult& c : part.checks) {
+            if (c.status != Status::invalid) continue;
+            const auto it = std::find_if(again.checks.begin(), again.checks.end(),
+                                         [&](const CheckResult& a) { return a.id == c.id; });
+            nlohmann::json earlier = {{"attempt", attempt - 1}, {"status", std::string(to_string(c.status))},
+                                      {"points", c.points}, {"measured", c.measured}, {"message", c.message}};
+            std::vector<nlohmann::json> attempts = c.attempts;
+            attempts.push_back(std::move(earlier));
+            if (it == again.checks.end()) {
+                c.attempts = attempts;
+                c.message = "retry " + std::to_string(attempt - 1) + " did not report it" +
+                            (again.failure.empty() ? "" : ": " + again.failure) + "; attempt 1: " + c.message;
+                continue;
+            }
+            const double max_points = c.max_points;
+            c = *it;
+            c.max_points = max_points;
+            c.points = std::clamp(c.points, 0.0, max_points);
+            c.attempts = std::move(attempts);
+            c.message = "attempt " + std::to_string(attempt) + " (" + std::to_string(attempt - 1) + " earlier, INVALID): " +
+                        c.message;
+        }
+        if (!again.failure.empty())
+            part.warnings.push_back("retry " + std::to_string(attempt - 1) + " of the INVALID checks failed: " + again.failure);
+    }
+}
+
+}  // namespace
+
 LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
     LabResult res;
     res.id = lab.id;
@@ -636,6 +690,7 @@ LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
                 if (!opts.ceilings_file.empty()) argv.insert(argv.end(), {"--ceilings", opts.ceilings_file});
                 if (!own_symbols.empty()) argv.insert(argv.end(), {"--own-symbols", own_symbols});
                 part = interpret(run_child(argv, opts.timeout_s, opts.verbose), "code", lab.code_points, opts.timeout_s);
+                retry_invalid(part, argv, opts);
                 std::remove(own_symbols.c_str());
             }
         }

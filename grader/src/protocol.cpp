@@ -111,6 +111,7 @@ void to_json(nlohmann::json& j, const CheckResult& r) {
                        {"message", r.message},
                        {"hint", r.hint},
                        {"details", r.details.is_null() ? nlohmann::json::object() : r.details}};
+    if (!r.attempts.empty()) j["attempts"] = r.attempts;
 }
 
 void from_json(const nlohmann::json& j, CheckResult& r) {

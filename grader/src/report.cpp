@@ -59,6 +59,7 @@ const char* colour_of(Status s) {
         case Status::partial: return "\033[33m";
         case Status::skipped: return "\033[36m";
         case Status::not_answered: return "\033[33m";
+        case Status::invalid: return "\033[35m";
         default: return "\033[31m";
     }
 }
@@ -153,24 +154,27 @@ std::string to_csv(const RunReport& r) {
 
 std::string to_junit(const RunReport& r) {
     std::ostringstream x;
-    int tests = 0, failures = 0, skipped = 0;
+    // An INVALID measurement is a JUnit <error> (the test could not be judged), not a <failure>.
+    int tests = 0, failures = 0, errors = 0, skipped = 0;
     for (const LabResult& l : r.labs)
         for (const CheckResult& c : l.checks) {
             ++tests;
             if (c.status == Status::skipped) ++skipped;
+            else if (c.status == Status::invalid) ++errors;
             else if (c.status != Status::pass) ++failures;
         }
     x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     x << "<testsuites name=\"gpu-labs (" << r.implementation << ")\" tests=\"" << tests << "\" failures=\"" << failures
-      << "\" skipped=\"" << skipped << "\">\n";
+      << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\">\n";
     for (const LabResult& l : r.labs) {
-        int lf = 0, ls = 0;
+        int lf = 0, le = 0, ls = 0;
         for (const CheckResult& c : l.checks) {
             if (c.status == Status::skipped) ++ls;
+            else if (c.status == Status::invalid) ++le;
             else if (c.status != Status::pass) ++lf;
         }
         x << "  <testsuite name=\"lab" << xml_escape(l.id) << "_" << xml_escape(l.name) << "\" tests=\"" << l.checks.size()
-          << "\" failures=\"" << lf << "\" skipped=\"" << ls << "\" time=\"" << l.seconds << "\">\n";
+          << "\" failures=\"" << lf << "\" errors=\"" << le << "\" skipped=\"" << ls << "\" time=\"" << l.seconds << "\">\n";
         x << "    <properties><property name=\"points\" value=\"" << pts(l.points()) << "\"/><property name=\"max_points\" value=\""
           << pts(l.max_points()) << "\"/><property name=\"seed\" value=\"" << r.seed << "\"/></properties>\n";
         for (const CheckResult& c : l.checks) {
@@ -179,6 +183,11 @@ std::string to_junit(const RunReport& r) {
             const std::string msg = c.message + (c.hint.empty() ? "" : " — hint: " + c.hint);
             if (c.status == Status::skipped) {
                 x << "<skipped message=\"" << xml_escape(msg) << "\"/>";
+            } else if (c.status == Status::invalid) {
+                x << "<error type=\"invalid\" message=\"" << xml_escape(msg) << "\">"
+                  << xml_escape("0/" + pts(c.max_points) + " points: the measurement could not be trusted; measured " +
+                                c.measured)
+                  << "</error>";
             } else if (c.status != Status::pass) {
                 x << "<failure type=\"" << to_string(c.status) << "\" message=\"" << xml_escape(msg) << "\">"
                   << xml_escape(pts(c.points) + "/" + pts(c.max_points) + " points; measured " + c.measured + "; target " + c.target)
@@ -237,9 +246,15 @@ void print_report(std::ostream& out, const RunReport& r, bool colour, bool verbo
             std::string line;
             while (std::getline(in, line)) out << "    | " << line << "\n";
         }
-        std::size_t skipped = 0;
-        for (const CheckResult& c : l.checks)
+        std::size_t skipped = 0, invalid = 0;
+        for (const CheckResult& c : l.checks) {
             if (c.status == Status::skipped) ++skipped;
+            if (c.status == Status::invalid) ++invalid;
+        }
+        if (invalid > 0)
+            out << "  " << (colour ? "\033[35m" : "") << invalid << " measurement" << (invalid > 1 ? "s" : "")
+                << " INVALID" << reset << ": not graded (0 points), no verdict on the code — regrade with --retry-invalid N "
+                << "when the GPU is yours alone\n";
         out << "  " << bold << "total " << pts(l.points()) << "/" << pts(l.max_points()) << reset;
         if (skipped > 0)
             out << "  (" << skipped << " GPU check" << (skipped > 1 ? "s" : "") << " skipped, " << pts(l.pending_points())

@@ -61,7 +61,8 @@ std::string perf_target(const PerfSpec& spec) {
 }
 
 CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx,
-                           const std::map<std::string, Status>& done) {
+                           const std::map<std::string, Status>& done,
+                           const std::function<std::vector<std::string>()>& tenants) {
     CheckResult r = result_for(d);
     if (d.kind == CheckKind::correctness) {
         const CorrectnessResult c = e.correctness(ctx);
@@ -84,7 +85,17 @@ CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx
             return r;
         }
     }
+    ctx.reference_id = spec.reference;
+    const ReferenceTiming& alone = ctx.current_reference();
+    if (!alone.error.empty()) {
+        r.status = Status::error;
+        r.message = "its reference (" + alone.what + ") could not be timed before the checks: " + alone.error;
+        return r;
+    }
     const PerfResult p = e.performance(ctx);
+    if (!p.reference_compared)
+        throw std::logic_error("lab definition error: the check did not compare its reference '" + spec.reference +
+                               "' (time it with the helpers of grader/gpu_checks.hpp)");
     r.measured = num(p.ratio) + " " + spec.unit;
     r.message = p.message;
     r.details = p.details;
@@ -93,6 +104,8 @@ CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx
     r.details["ratio"] = p.ratio;
     r.details["pass_bar"] = spec.pass_bar;
     r.details["full_bar"] = spec.full_bar;
+    r.details["reference_alone"] = {{"id", spec.reference}, {"what", alone.what}, {"median_ms", alone.median_ms},
+                                    {"timing", alone.details}};
     if (!p.wrong_result.empty()) {
         r.status = Status::fail;
         r.points = 0;
@@ -106,6 +119,23 @@ CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx
         r.points = 0;
         r.message = "faster than physically possible: " + num(*p.time_ms) + " ms < floor " + num(*p.floor_ms) +
                     " ms — is all the work really done on fresh data? " + p.message;
+        return r;
+    }
+    // A measurement is graded only when its reference held still and the GPU was ours alone.
+    std::vector<std::string> invalid = ctx.run_invalid;
+    invalid.insert(invalid.end(), p.invalid.begin(), p.invalid.end());
+    if (tenants)
+        for (const std::string& t : tenants()) invalid.push_back(t);
+    if (!invalid.empty()) {
+        std::string why;
+        for (const std::string& w : invalid) why += (why.empty() ? "" : "; ") + w;
+        r.status = Status::invalid;
+        r.points = 0;
+        r.message = "INVALID measurement, not graded: " + why + ". Measured: " + p.message;
+        r.hint = "an INVALID check is no verdict on your code: rerun when the GPU is yours alone (`grader "
+                 "--retry-invalid 2` retries it). Code that leaves work running after its launcher returns, or "
+                 "changes device-wide settings, makes every measurement INVALID";
+        r.details["invalid_reasons"] = invalid;
         return r;
     }
     const double credit = perf_credit(p.ratio, spec.pass_bar, spec.full_bar);
@@ -199,13 +229,24 @@ CheckResult grade_answer(const CheckDecl& decl, const AnswerDecl& answer, const 
 }
 
 int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emitter& out) {
-    const CheckKind wanted_answers = CheckKind::answer;
+    // --only: the checks named, and the correctness checks their performance checks require.
+    std::set<std::string> only;
+    for (std::size_t at = 0; !opts.only.empty() && at != std::string::npos;) {
+        const std::size_t comma = opts.only.find(',', at);
+        const std::string id = opts.only.substr(at, comma == std::string::npos ? comma : comma - at);
+        if (!id.empty()) only.insert(id);
+        at = comma == std::string::npos ? comma : comma + 1;
+    }
+    for (std::size_t i = 0; i < lab.checks().size(); ++i)
+        if (only.count(lab.checks()[i].id) && lab.checks()[i].kind == CheckKind::performance &&
+            !lab.entries()[i].perf.requires_check.empty())
+            only.insert(lab.entries()[i].perf.requires_check);
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < lab.checks().size(); ++i) {
         const CheckDecl& d = lab.checks()[i];
-        const bool is_answer = d.kind == wanted_answers;
+        const bool is_answer = d.kind == CheckKind::answer;
         if ((opts.mode == RunnerMode::answers) != is_answer) continue;
-        if (!opts.only.empty() && d.id != opts.only) continue;
+        if (!only.empty() && !only.count(d.id)) continue;
         order.push_back(i);
     }
     Context ctx;
@@ -258,6 +299,26 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
     const std::string no_gpu = gpu.probe ? gpu.probe() : std::string("no CUDA device: GPU support not built");
     ctx.gpu_available = no_gpu.empty();
     ctx.no_gpu_reason = no_gpu;
+    // Before any check (so before the graded code's first call): is the GPU ours, and how fast do the
+    // references run alone? Only the references of the performance checks that will run are timed.
+    if (ctx.gpu_available) {
+        try {
+            if (gpu.start_checks) ctx.run_invalid = gpu.start_checks(ctx);
+        } catch (const std::exception& ex) {
+            ctx.run_invalid.push_back(std::string("the GPU could not be checked before the first check: ") + ex.what());
+        }
+        for (std::size_t i : order) {
+            if (lab.checks()[i].kind != CheckKind::performance) continue;
+            const std::string& id = lab.entries()[i].perf.reference;
+            if (ctx.references.count(id)) continue;
+            ReferenceTiming& t = ctx.references[id];
+            try {
+                t = lab.references().at(id)(ctx);
+            } catch (const std::exception& ex) {
+                t.error = ex.what();
+            }
+        }
+    }
     std::map<std::string, Status> done;
     std::string fatal;
     for (std::size_t i : order) {
@@ -278,7 +339,7 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
         }
         out.send({{"type", "start"}, {"id", d.id}});
         try {
-            r = run_code_check(d, lab.entries()[i], ctx, done);
+            r = run_code_check(d, lab.entries()[i], ctx, done, gpu.tenants);
         } catch (const std::exception& ex) {
             r = result_for(d);
             r.status = Status::error;
@@ -310,7 +371,7 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
     app.add_option("--seed", opts.seed, "Seed of the run");
     app.add_option("--ceilings", ceilings_file, "JSON with the ceilings the grader measured");
     app.add_flag("--plan", opts.plan_only, "Send the plan and stop");
-    app.add_option("--only", opts.only, "Run only this check");
+    app.add_option("--only", opts.only, "Run only these checks (ids separated by commas; required checks run too)");
     app.add_option("--own-symbols", opts.own_symbols_file, "Symbols the graded code's objects define (from the grader)");
     try {
         app.parse(argc, argv);

@@ -1,6 +1,7 @@
 // main() of a lab's code runner: correctness and performance checks on the GPU.
 #include <cuda_runtime_api.h>
 
+#include "grader/gpu_checks.hpp"
 #include "grader/runner.hpp"
 #include "labs/cuda_check.hpp"
 #include "labs/device.hpp"
@@ -18,5 +19,7 @@ int main(int argc, char** argv) {
         if (gpulab::is_sticky_error(last)) return std::string(cudaGetErrorName(last));
         return std::nullopt;
     };
+    gpu.start_checks = &gpulab::grader::gpu_start_checks;
+    gpu.tenants = &gpulab::grader::gpu_tenants;
     return gpulab::grader::runner_main(argc, argv, gpulab::grader::RunnerMode::code, &register_checks, gpu);
 }

@@ -5,7 +5,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "catch_compat.hpp"
 #include "grader/runner.hpp"
@@ -157,4 +159,100 @@ TEST_CASE("Drawn sizes stay in their range, on their multiple, reproducibly, and
     }
     // 1000 expected in each quarter; 4 standard deviations is about ±110.
     for (const int q : quarters) CHECK(std::abs(q - 1000) < 110);
+}
+
+namespace {
+
+// Runs the code half of @p lab with a pretend GPU and returns its results by id.
+std::map<std::string, nlohmann::json> run_code(const Lab& lab, const GpuHooks& gpu, const std::string& only = "") {
+    RunnerOptions o;
+    o.mode = RunnerMode::code;
+    o.only = only;
+    const std::string out_path = write_temp("");
+    std::FILE* f = std::fopen(out_path.c_str(), "w");
+    Emitter em(f);
+    run_lab(lab, o, gpu, em);
+    std::fclose(f);
+    std::ifstream in(out_path);
+    std::map<std::string, nlohmann::json> results;
+    for (std::string line; std::getline(in, line);) {
+        const nlohmann::json m = nlohmann::json::parse(line);
+        if (m["type"] == "result") results[m["result"]["id"]] = m["result"];
+    }
+    return results;
+}
+
+// A lab with one correctness check and one performance check against the reference "ref", which the
+// check compares (or, when told, not) and which reports what the timing helpers would find.
+Lab perf_lab(std::vector<std::string> invalid, bool compare = true, int* reference_timings = nullptr) {
+    Lab lab;
+    lab.correctness("correct.x", "x", 1, [](Context&) { return CorrectnessResult{true, "ok", "", {}}; });
+    lab.reference("ref", [reference_timings](Context&) {
+        if (reference_timings != nullptr) ++*reference_timings;
+        return ReferenceTiming{"the reference", 2.0, {}, ""};
+    });
+    const PerfSpec spec{.requires_check = "correct.x", .pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .reference = "ref"};
+    lab.performance("perf.x", "x fast", 4, spec, [invalid, compare](Context& ctx) {
+        PerfResult r;
+        r.ratio = 3.0;
+        r.message = "measured";
+        r.invalid = invalid;
+        r.reference_compared = compare && ctx.current_reference().median_ms == 2.0;
+        return r;
+    });
+    return lab;
+}
+
+GpuHooks pretend_gpu(std::vector<std::string> at_start = {}, std::vector<std::string> tenants = {}) {
+    GpuHooks g;
+    g.probe = [] { return std::string(); };
+    g.start_checks = [at_start](const Context&) { return at_start; };
+    g.tenants = [tenants] { return tenants; };
+    return g;
+}
+
+}  // namespace
+
+TEST_CASE("A measurement whose reference moved, or on a shared GPU, is INVALID with 0 points", "[runner][invalid]") {
+    SECTION("clean: graded") {
+        auto r = run_code(perf_lab({}), pretend_gpu());
+        CHECK(r["perf.x"]["status"] == "pass");
+        CHECK(r["perf.x"]["details"]["reference_alone"]["median_ms"] == 2.0);
+    }
+    SECTION("the helpers saw the reference slow down") {
+        auto r = run_code(perf_lab({"the reference ran 38% slower"}), pretend_gpu());
+        CHECK(r["perf.x"]["status"] == "invalid");
+        CHECK(r["perf.x"]["points"] == 0);
+        CHECK(r["perf.x"]["message"].get<std::string>().find("38% slower") != std::string::npos);
+        CHECK(r["correct.x"]["status"] == "pass");
+    }
+    SECTION("another process before the first check, or after the timing") {
+        auto a = run_code(perf_lab({}), pretend_gpu({"another process uses this GPU: pid 7"}));
+        CHECK(a["perf.x"]["status"] == "invalid");
+        auto b = run_code(perf_lab({}), pretend_gpu({}, {"another process uses this GPU: pid 8"}));
+        CHECK(b["perf.x"]["status"] == "invalid");
+        CHECK(b["perf.x"]["details"]["invalid_reasons"][0] == "another process uses this GPU: pid 8");
+    }
+    SECTION("a check that never compared its reference is a lab definition error, not a grade") {
+        auto r = run_code(perf_lab({}, false), pretend_gpu());
+        CHECK(r["perf.x"]["status"] == "error");
+        CHECK(r["perf.x"]["message"].get<std::string>().find("did not compare its reference") != std::string::npos);
+    }
+    SECTION("--only runs the required correctness check too, and times only the references it needs") {
+        int timings = 0;
+        auto r = run_code(perf_lab({}, true, &timings), pretend_gpu(), "perf.x");
+        CHECK(r.count("correct.x") == 1);
+        CHECK(r["perf.x"]["status"] == "pass");
+        CHECK(timings == 1);
+        timings = 0;
+        auto c = run_code(perf_lab({}, true, &timings), pretend_gpu(), "correct.x");
+        CHECK(c.count("perf.x") == 0);
+        CHECK(timings == 0);
+    }
+}
+
+TEST_CASE("A performance check must name a declared reference", "[runner][invalid]") {
+    Lab lab;
+    const PerfSpec spec{.pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .reference = "nope"};
+    CHECK_THROWS_AS(lab.performance("perf.x", "x", 1, spec, [](Context&) { return PerfResult{}; }), std::logic_error);
 }

@@ -1,6 +1,6 @@
 // A stand-in for a lab runner that misbehaves on purpose, for the grader's robustness tests.
 //   grader_fake_runner --behave <ok|segv|abort|hang|hang_group|exit4|no_output|garbage|sticky|no_done|noisy|
-//                                bad_plan|forged|replayed|unstarted|cut_short>
+//                                bad_plan|forged|replayed|unstarted|cut_short|invalid_once|invalid_always>
 // Other arguments (--report-fd, --seed, --answers, --ceilings) are accepted like a real runner's. It
 // speaks the real protocol through the grader's Emitter (authenticated lines); the behaviours that
 // write on the channel behind the Emitter's back are what a student's code might try.
@@ -44,9 +44,10 @@ void raw(const std::string& line) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string behave = "ok";
+    std::string behave = "ok", only;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--behave") && i + 1 < argc) behave = argv[++i];
+        else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
         else if (!std::strcmp(argv[i], "--report-fd") && i + 1 < argc) out = fdopen(std::atoi(argv[++i]), "w");
     }
     Emitter e(out);
@@ -55,6 +56,24 @@ int main(int argc, char** argv) {
         std::string junk(4096, 'x');
         for (int i = 0; i < 512; ++i) std::fprintf(i % 2 ? stderr : stdout, "%s\n", junk.c_str());
         behave = "ok";
+    }
+    if (behave == "invalid_once" || behave == "invalid_always") {  // c2's measurement is INVALID (on a retry too)
+        const bool retry = !only.empty();
+        e.send({{"type", "hello"}, {"protocol", gpulab::grader::kProtocolVersion}, {"mode", "code"}, {"seed", 1}});
+        nlohmann::json checks = nlohmann::json::array();
+        for (const char* id : {"c1", "c2"})
+            if (!retry || only.find(id) != std::string::npos)
+                checks.push_back({{"id", id}, {"title", id}, {"kind", "correctness"}, {"max_points", 10}, {"needs_gpu", true}});
+        e.send({{"type", "plan"}, {"checks", checks}});
+        if (!retry) {
+            e.send({{"type", "start"}, {"id", "c1"}});
+            e.send(result("c1", "pass", 10));
+        }
+        e.send({{"type", "start"}, {"id", "c2"}});
+        const bool invalid = behave == "invalid_always" || !retry;
+        e.send(result("c2", invalid ? "invalid" : "pass", invalid ? 0 : 10));
+        e.send({{"type", "done"}});
+        return 0;
     }
     if (behave == "bad_plan") {
         hello_plan(e, 7);

@@ -23,11 +23,12 @@ LabEntry fake_lab(const std::string& behave, double code_points = 20) {
     return e;
 }
 
-LabResult grade(const LabEntry& lab, double timeout_s = 10) {
+LabResult grade(const LabEntry& lab, double timeout_s = 10, int retry_invalid = 0) {
     GradeOptions o;
     o.answers = false;
     o.build = false;
     o.timeout_s = timeout_s;
+    o.retry_invalid = retry_invalid;
     return grade_lab(lab, o);
 }
 
@@ -136,6 +137,40 @@ TEST_CASE("Lots of output from the lab does not block the grader", "[orchestrato
     const LabResult r = grade(fake_lab("noisy"));
     CHECK(r.failures.empty());
     CHECK(r.points() == 20);
+}
+
+TEST_CASE("An INVALID check is retried in a new process with --only, keeping every attempt", "[orchestrator][invalid]") {
+    SECTION("without --retry-invalid it stays INVALID, with 0 points") {
+        const LabResult r = grade(fake_lab("invalid_once"));
+        REQUIRE(r.checks.size() == 2);
+        CHECK(r.checks[1].status == Status::invalid);
+        CHECK(r.points() == 10);
+        CHECK(r.checks[1].attempts.empty());
+    }
+    SECTION("a retry that measures cleanly counts; the INVALID attempt is kept") {
+        const LabResult r = grade(fake_lab("invalid_once"), 10, 2);
+        REQUIRE(r.checks.size() == 2);
+        CHECK(r.failures.empty());
+        CHECK(r.checks[0].status == Status::pass);
+        CHECK(r.checks[1].status == Status::pass);
+        CHECK(r.points() == 20);
+        REQUIRE(r.checks[1].attempts.size() == 1);
+        CHECK(r.checks[1].attempts[0]["status"] == "invalid");
+        CHECK(contains(r.checks[1].message, "attempt 2"));
+    }
+    SECTION("retries stop after N; every attempt is in the report") {
+        const LabResult r = grade(fake_lab("invalid_always"), 10, 2);
+        REQUIRE(r.checks.size() == 2);
+        CHECK(r.checks[1].status == Status::invalid);
+        CHECK(r.checks[1].points == 0);
+        CHECK(r.checks[1].attempts.size() == 2);
+        RunReport report;
+        report.labs.push_back(r);
+        const nlohmann::json j = to_json(report);
+        CHECK(j["labs"][0]["checks"][1]["attempts"].size() == 2);
+        CHECK(contains(to_junit(report), "<error type=\"invalid\""));
+        CHECK(contains(to_csv(report), ",invalid,"));
+    }
 }
 
 TEST_CASE("Checks that declare other points than the lab's CMake says are a definition error", "[orchestrator]") {

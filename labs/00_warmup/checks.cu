@@ -96,14 +96,16 @@ void register_checks(Lab& lab) {
 
     // The one-thread-per-element baseline reaches about 0.82 on an H200 and the reference about 0.98
     // (measured): a correct naive kernel earns partial credit, the last 10% need the handout's steps.
-    const PerfSpec spec{.requires_check = "correct.timed", .pass_bar = 0.70, .full_bar = 0.90, .unit = "of copy BW"};
+    constexpr double kBytes = 3.0 * 4.0 * static_cast<double>(kTimed);  // read a, b; write c
+    lab.reference("copy", copy_reference(kBytes));
+    const PerfSpec spec{.requires_check = "correct.timed", .pass_bar = 0.70, .full_bar = 0.90, .unit = "of copy BW",
+                        .reference = "copy"};
     lab.performance("perf.copy_fraction", "bandwidth, n = 2^27 (vs D2D copy)", 35, spec, [](Context& ctx) {
         TimedSets sets(kTimed, ctx.seed_for("lab00 timed"));
-        const double bytes = 3.0 * 4.0 * static_cast<double>(kTimed);  // read a, b; write c
-        PerfResult r = fraction_of_copy_bandwidth(sets.rotation(&launch_vector_add), bytes, "lab00 vector_add",
+        PerfResult r = fraction_of_copy_bandwidth(ctx, sets.rotation(&launch_vector_add), kBytes, "lab00 vector_add",
                                                   ctx.seed_for("lab00 verified run"));
         // For contrast (not graded): the baseline's fraction, measured the same way.
-        const PerfResult base = fraction_of_copy_bandwidth(sets.rotation(&launch_vector_add_baseline), bytes,
+        const PerfResult base = fraction_of_copy_bandwidth(ctx, sets.rotation(&launch_vector_add_baseline), kBytes,
                                                            "lab00 baseline", ctx.seed_for("lab00 baseline run"));
         r.details["baseline_fraction_of_copy"] = base.ratio;
         return r;

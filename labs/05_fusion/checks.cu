@@ -325,14 +325,20 @@ void register_checks(Lab& lab) {
 
     // The byte model says 156/60 = 2.6x; the plain baseline makes the reference measure about 5x on an H200.
     // The bars sit below the model so that any correct fused kernel clears them; efficiency is graded below.
-    const PerfSpec speedup{.requires_check = "correct.all_fused.m1024", .pass_bar = 1.8, .full_bar = 2.2, .unit = "x baseline"};
+    lab.reference("separate", [m1024](Context& ctx) {
+        TimedSets sets(m1024, ctx.seed_for("lab05 reference m1024"));
+        return reference_alone("the three-kernel chain", [&](int i, cudaStream_t s) { sets.separate(i, sets.q_ref.data(), s); },
+                               2, "reference alone: lab05 separate chain");
+    });
+    const PerfSpec speedup{.requires_check = "correct.all_fused.m1024", .pass_bar = 1.8, .full_bar = 2.2, .unit = "x baseline",
+                           .reference = "separate"};
     lab.performance("perf.speedup_m1024", "(b) vs 3 kernels, M = 1024", 13, speedup, [m1024](Context& ctx) {
         TimedSets sets(m1024, ctx.seed_for("lab05 timed m1024"));
         const SetEnqueue separate = [&](int i, cudaStream_t s) { sets.separate(i, sets.q_ref.data(), s); };
         const auto chain = models::swiglu_chain(static_cast<std::int64_t>(sets.rows), static_cast<std::int64_t>(sets.cols), 2, 1);
         const double model = models::chain_cost(chain, models::all_separate(3)).total_bytes /
                              models::chain_cost(chain, models::all_fused(3)).total_bytes;
-        PerfResult r = speedup_over(separate, sets.rotation(), 5.0 * double(sets.count()), "lab05 all fused vs separate",
+        PerfResult r = speedup_over(ctx, separate, sets.rotation(), 5.0 * double(sets.count()), "lab05 all fused vs separate",
                                     ctx.seed_for("lab05 verified run m1024"));
         // Not graded: (a) with the separate quantization, against the same three kernels.
         const Case& c = get_case(ctx, m1024);
@@ -346,11 +352,13 @@ void register_checks(Lab& lab) {
         return r;
     });
     // The reference reaches about 0.93 of copy bandwidth on an H200.
-    const PerfSpec bw{.requires_check = "correct.all_fused.m8192", .pass_bar = 0.6, .full_bar = 0.8, .unit = "of copy BW"};
-    lab.performance("perf.copy_fraction_m8192", "(b) bandwidth, M = 8192 (vs copy)", 13, bw, [m8192](Context& ctx) {
+    const double bytes_m8192 = 5.0 * double(m8192.rows * m8192.cols);  // read G and U (2 B each), write Q (1 B)
+    lab.reference("copy", copy_reference(bytes_m8192));
+    const PerfSpec bw{.requires_check = "correct.all_fused.m8192", .pass_bar = 0.6, .full_bar = 0.8, .unit = "of copy BW",
+                      .reference = "copy"};
+    lab.performance("perf.copy_fraction_m8192", "(b) bandwidth, M = 8192 (vs copy)", 13, bw, [m8192, bytes_m8192](Context& ctx) {
         TimedSets sets(m8192, ctx.seed_for("lab05 timed m8192"));
-        const double bytes = 5.0 * double(sets.count());  // read G and U (2 B each), write Q (1 B)
-        return fraction_of_copy_bandwidth(sets.rotation(), bytes, "lab05 all fused M=8192",
+        return fraction_of_copy_bandwidth(ctx, sets.rotation(), bytes_m8192, "lab05 all fused M=8192",
                                           ctx.seed_for("lab05 verified run m8192"));
     });
 }

@@ -39,6 +39,7 @@ struct Ceilings {
     double d2h_pageable_gbps = 0;    ///< device-to-host into pageable memory
     std::string gemm_shape;          ///< "MxNxK" of the GEMM measurement
     std::string copy_size;           ///< size of the copy measurement, e.g. "1 GiB"
+    double copy_bytes = 0;           ///< the same in bytes (per buffer), to repeat the measurement
 };
 
 /** @brief Measures every ceiling on the current device (a few seconds; ~1 s with quick). */

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -90,6 +91,23 @@ struct Fingerprint {
 
 /** @brief Takes a fingerprint of an available device (see probe_device). */
 [[nodiscard]] Fingerprint take_fingerprint(const DeviceInfo& device);
+
+/** @brief A process with a CUDA context on the device (NVML). */
+struct GpuProcess {
+    unsigned pid = 0;                  ///< its process id, as NVML sees it (the host's, in a container)
+    std::string name;                  ///< its command name, when /proc shows it ("" otherwise)
+    unsigned long long used_bytes = 0; ///< device memory it holds (may be unknown: 0)
+};
+
+/** @brief The processes using a device, as NVML lists them. */
+struct GpuProcesses {
+    bool known = false;                   ///< NVML answered (without it, nothing is known)
+    std::string status;                   ///< why it did not
+    std::vector<GpuProcess> processes;    ///< this process among them, once it has a context
+};
+
+/** @brief Lists the processes that hold a CUDA context on @p device (NVML, loaded at run time). */
+[[nodiscard]] GpuProcesses gpu_processes(const DeviceInfo& device);
 
 /** @brief JSON form of DeviceInfo (field names as in the struct). */
 void to_json(nlohmann::json& j, const DeviceInfo& d);

@@ -10,7 +10,10 @@
  * - launches: kernel_count_result() grades what a captured graph (labs/graph.hpp) launched;
  *   require_own_kernels() fails a variant whose launcher runs kernels the student's file does not
  *   define (a vendor library's, the lab's baseline);
- * - timings: fraction_of_copy_bandwidth() and speedup_over(), always interleaved in one process.
+ * - timings: fraction_of_copy_bandwidth() and speedup_over(), always interleaved in one process, each
+ *   with its reference (copy_reference(), reference_alone()) timed alone before the first check and
+ *   compared with the same reference inside the check: a reference that ran slower there, or work left
+ *   running once the timed code's stream was done, makes the check INVALID instead of graded.
  *
  * @code
  * struct Case { std::vector<float> hx; DeviceBuffer<float> x; };
@@ -152,13 +155,6 @@ template <typename T>
 [[nodiscard]] CorrectnessResult require_own_kernels(CorrectnessResult r, const Context& ctx, const std::string& variant,
                                                     const Enqueue& enqueue);
 
-/**
- * @brief A correctness result from a comparison report.
- * @param report what compare() found
- * @param what   what was compared, e.g. "c = a + b, n = 1000"
- */
-[[nodiscard]] CorrectnessResult to_result(const CompareReport& report, const std::string& what);
-
 // ---- timings -----------------------------------------------------------------------------------------
 
 /** @brief Default timing options for graded performance checks (L2 flushed, median stable to 1%). */
@@ -189,29 +185,69 @@ struct Rotation {
     std::function<std::string(int set, const void* output_copy)> verify;
 };
 
+// ---- references ----------------------------------------------------------------------------------------
+
+/**
+ * @brief Times @p run alone, as the timed loops time a reference (grading_timing(), L2 flushed), rotating
+ * over @p sets sets: what a Lab::reference() returns. @param what the reference, for messages ("the naive
+ * GEMM") @param run enqueues it on a set @param sets sets to rotate over @param label NVTX label
+ */
+[[nodiscard]] ReferenceTiming reference_alone(const std::string& what, const SetEnqueue& run, int sets,
+                                              const std::string& label);
+
+/**
+ * @brief The reference of fraction_of_copy_bandwidth() with the same @p bytes_moved: a D2D copy of
+ * bytes_moved / 2 bytes, timed alone. Register it with Lab::reference().
+ */
+[[nodiscard]] std::function<ReferenceTiming(Context&)> copy_reference(double bytes_moved);
+
+/** @brief How much slower than alone a reference may run inside a check (calibrated on an H200 with
+ *  honest code; docs/grading.md) and how long the device may stay busy after the timed code's stream is
+ *  done before that counts as work left running. */
+inline constexpr double kLeftoverWorkMs = 0.1;
+
+/**
+ * @brief Why the GPU cannot be timed on before the first check of a lab's process (the runner's
+ * GpuHooks::start_checks): another process holds a context on it, or a D2D copy of the size the grader
+ * measured at the start of the run (in a process without graded code) now runs more than the tolerance
+ * slower — the process's static initialisers left work running, or someone else shares the GPU.
+ * @param ctx the run (its ceilings, reference_tolerance)
+ */
+[[nodiscard]] std::vector<std::string> gpu_start_checks(const Context& ctx);
+
+/** @brief The other processes that hold a context on the current GPU, described for a message ("another
+ *  process uses this GPU: pid 4242 (labs_gpu_hammer, 2.1 GiB)"); empty when none or when NVML cannot say. */
+[[nodiscard]] std::vector<std::string> gpu_tenants();
+
+// ---- timed ratios --------------------------------------------------------------------------------------
+
 /**
  * @brief Fraction of the device-to-device copy bandwidth that @p work reaches: @p work and a
  * cudaMemcpy moving the same number of bytes (bytes_moved / 2 copied = bytes_moved read + written) are
  * timed interleaved; the ratio is t_copy / t_work. The floor is bytes_moved at the theoretical DRAM
- * bandwidth (a faster time is physically impossible). One timed run is verified (see Rotation).
+ * bandwidth (a faster time is physically impossible). One timed run is verified (see Rotation). The
+ * check's reference must be copy_reference(bytes_moved): the copy inside the check is compared with it.
+ * @param ctx         the run (the check's reference, timed alone)
  * @param work        the graded workload
  * @param bytes_moved bytes the work must read plus write, at the least
  * @param label       NVTX label
  * @param seed        picks the verified run and its new data (Context::seed_for)
  */
-[[nodiscard]] PerfResult fraction_of_copy_bandwidth(const Rotation& work, double bytes_moved, const std::string& label,
-                                                    std::uint64_t seed);
+[[nodiscard]] PerfResult fraction_of_copy_bandwidth(const Context& ctx, const Rotation& work, double bytes_moved,
+                                                    const std::string& label, std::uint64_t seed);
 
 /**
  * @brief Speed-up of @p work over @p baseline, timed interleaved: t_baseline / t_work. Both run on the
- * same rotating sets; one timed run of @p work is verified (see Rotation).
+ * same rotating sets; one timed run of @p work is verified (see Rotation). The check's reference must time
+ * the same baseline alone (reference_alone()): the baseline inside the check is compared with it.
+ * @param ctx         the run (the check's reference, timed alone)
  * @param baseline    enqueues the lab's baseline on a set
  * @param work        the graded workload
  * @param floor_bytes bytes the work must move at the least (0: no floor)
  * @param label       NVTX label
  * @param seed        picks the verified run and its new data
  */
-[[nodiscard]] PerfResult speedup_over(const SetEnqueue& baseline, const Rotation& work, double floor_bytes,
-                                      const std::string& label, std::uint64_t seed);
+[[nodiscard]] PerfResult speedup_over(const Context& ctx, const SetEnqueue& baseline, const Rotation& work,
+                                      double floor_bytes, const std::string& label, std::uint64_t seed);
 
 }  // namespace gpulab::grader

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -52,6 +53,8 @@ enum class Status {
     suspicious,    ///< faster than physically possible: flagged, not rewarded
     not_run,       ///< never reached (the lab's process crashed, hung or lost its CUDA context)
     tampered,      ///< the runner's report channel carried lines it did not write: the part scores 0
+    invalid,       ///< the measurement could not be trusted (its reference moved, the GPU was shared, work
+                   ///< was left running): 0 points, not a verdict on the code; `grader --retry-invalid N`
 };
 
 /** @brief Lower-case name of a status, as in reports ("pass", "not_answered", ...). */
@@ -82,6 +85,17 @@ enum class Status {
  *  type it back (`grader --seed N` reproduces the run). */
 [[nodiscard]] std::uint64_t fresh_seed();
 
+/**
+ * @brief A reference workload (the copy, the lab's baseline, a vendor library) timed alone by the runner
+ * before any check runs, so before the graded code's first call in the process (Lab::reference()).
+ */
+struct ReferenceTiming {
+    std::string what;        ///< what it is, for messages ("the D2D copy", "the naive GEMM")
+    double median_ms = 0;    ///< median time of its timed runs
+    nlohmann::json details;  ///< its timing summary
+    std::string error;       ///< why it could not be timed ("" when it was)
+};
+
 /** @brief What a check can see of the run it is part of. */
 struct Context {
     std::uint64_t seed = 0;          ///< the run's seed (printed; `--seed` reproduces it)
@@ -92,6 +106,19 @@ struct Context {
     /// scan; empty when the runner was started by hand (then provenance is not checked).
     std::set<std::string> own_symbols;
 
+    /// References timed alone before the first check ran (Lab::reference()), by id.
+    std::map<std::string, ReferenceTiming> references;
+    /// The reference of the performance check that runs now (its PerfSpec::reference); set by the runner.
+    std::string reference_id;
+    /// How much slower a reference may run inside a check than alone before the check is INVALID.
+    double reference_tolerance = 0.10;
+    /// Why every performance check of this process is INVALID (found before the first check ran: another
+    /// process on the GPU, a copy slower than the grader measured at the start of the run), else empty.
+    std::vector<std::string> run_invalid;
+
+    /** @brief The reference of the performance check that runs now; throws std::logic_error when the
+     *  check declared none or it was not timed. */
+    [[nodiscard]] const ReferenceTiming& current_reference() const;
     /** @brief A measured ceiling by name (e.g. "d2d_copy_gbps"), if the grader measured it. */
     [[nodiscard]] std::optional<double> ceiling(std::string_view name) const;
     /** @brief A seed derived from the run's seed and @p salt: independent data per case, reproducible. */
@@ -112,6 +139,7 @@ struct PerfSpec {
     double pass_bar = 0;         ///< below this: 0 points
     double full_bar = 0;         ///< at or above this: full points; in between: 50% → 100% linearly
     std::string unit;            ///< how to read the ratio, e.g. "x baseline" or "of copy bandwidth"
+    std::string reference;       ///< id of the Lab::reference() the ratio divides by (required)
 };
 
 /** @brief Result of a performance measurement. */
@@ -122,6 +150,10 @@ struct PerfResult {
     std::string message;              ///< how the ratio was measured
     nlohmann::json details;           ///< timings and sizes for the JSON report
     std::string wrong_result;         ///< why a verified timed run's output was wrong ("" when right)
+    /// Why the measurement cannot be trusted (the reference ran slower than alone, work was left running):
+    /// the check is INVALID. Filled by the timing helpers of grader/gpu_checks.hpp.
+    std::vector<std::string> invalid;
+    bool reference_compared = false;  ///< the helpers compared the reference with its timing alone
 };
 
 /** @brief One declared check, as the runner knows it. */
@@ -169,8 +201,17 @@ public:
      *  @param points full points @param fn runs the student's code and compares */
     void correctness(std::string id, std::string title, double points,
                      std::function<CorrectnessResult(Context&)> fn);
+    /**
+     * @brief A reference a performance check divides by: the runner times @p time_alone before the first
+     * check of the process runs (before any of the graded code's calls), and the timing helpers compare the
+     * same workload, timed inside the check, with it. Declare it before the checks that name it.
+     * @param id         named by PerfSpec::reference
+     * @param time_alone times the workload alone (grader/gpu_checks.hpp: reference_alone(), copy_reference())
+     */
+    void reference(std::string id, std::function<ReferenceTiming(Context&)> time_alone);
     /** @brief A performance check on the GPU. @param id unique id @param title report line
-     *  @param points full points @param spec bars and prerequisite @param fn measures the ratio */
+     *  @param points full points @param spec bars, prerequisite and reference @param fn measures the ratio
+     *  @throws std::logic_error when the bars are out of order or spec.reference was not declared */
     void performance(std::string id, std::string title, double points, PerfSpec spec,
                      std::function<PerfResult(Context&)> fn);
 
@@ -185,6 +226,9 @@ public:
         std::function<PerfResult(Context&)> performance;
     };
     [[nodiscard]] const std::vector<Entry>& entries() const noexcept { return entries_; }
+    [[nodiscard]] const std::map<std::string, std::function<ReferenceTiming(Context&)>>& references() const noexcept {
+        return references_;
+    }
     /// @endcond
 
 private:
@@ -192,6 +236,7 @@ private:
     std::uint64_t seed_ = 0;
     std::vector<CheckDecl> decls_;
     std::vector<Entry> entries_;
+    std::map<std::string, std::function<ReferenceTiming(Context&)>> references_;
 };
 
 /** @brief Score of a performance ratio: 0 below pass_bar, 50% at it, linearly to 100% at full_bar. */

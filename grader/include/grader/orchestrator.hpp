@@ -127,6 +127,7 @@ struct GradeOptions {
     bool verbose = false;                ///< echo children's output
     std::uint64_t seed = 0;              ///< seed passed to the code runners
     std::string ceilings_file;           ///< JSON with measured ceilings ("" when none)
+    int retry_invalid = 0;               ///< regrade INVALID checks up to this many times (new process each)
 };
 
 /** @brief Everything graded for one lab. */

@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -69,6 +70,9 @@ struct CheckResult {
     std::string message;         ///< why it failed, or what it measured
     std::string hint;            ///< likely cause, for a student
     nlohmann::json details;      ///< everything else (timings, sizes, compare report)
+    /// Earlier attempts at this check, oldest first, when the grader retried it (`--retry-invalid`): each
+    /// {attempt, status, points, measured, message}. Written by the grader only, never read from a runner.
+    std::vector<nlohmann::json> attempts;
 };
 
 /** @brief A result for @p decl with nothing graded yet (status not_run, 0 of its points): the one place a

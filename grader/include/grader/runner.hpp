@@ -29,7 +29,8 @@ struct RunnerOptions {
     std::uint64_t seed = 0;                  ///< the run's seed
     nlohmann::json ceilings;                 ///< ceilings measured by the grader (may be empty)
     bool plan_only = false;                  ///< send hello + plan and stop
-    std::string only;                        ///< run just this check id (debugging)
+    /// Run just these checks (ids separated by commas) and the correctness checks they require; empty: all.
+    std::string only;
     std::string own_symbols_file;            ///< symbols the student's objects define, one per line
 };
 
@@ -39,6 +40,11 @@ struct GpuHooks {
     std::function<std::string()> probe;
     /** @brief For an exception thrown by a check: a reason when it left the CUDA context unusable. */
     std::function<std::optional<std::string>(const std::exception&)> fatal_reason;
+    /** @brief Before the first check: why this GPU cannot be timed on now (another process uses it, the copy
+     *  runs slower than the grader measured at the start of the run); empty when it can. */
+    std::function<std::vector<std::string>(const Context&)> start_checks;
+    /** @brief After each performance check: the other processes using the GPU (empty when none). */
+    std::function<std::vector<std::string>()> tenants;
 };
 
 /** @brief Answers from a TOML file, flattened to dotted keys, with what went wrong reading them. */
