@@ -146,6 +146,32 @@ CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx
 
 }  // namespace
 
+std::string slip_hint(double given, double key, double rel_tol) {
+    if (!std::isfinite(given) || !std::isfinite(key) || key == 0 || given == key) return "";
+    const double tol = std::max(rel_tol, 0.002);
+    const auto near = [&](double factor) { return std::fabs(given - key * factor) <= tol * std::fabs(key * factor); };
+    struct Slip {
+        double factor;
+        const char* looks_like;
+    };
+    static const Slip slips[] = {
+        {1.024, "binary vs decimal units: KiB (1024 bytes) and KB (1000 bytes) mixed up?"},
+        {1.048576, "binary vs decimal units: MiB (2^20 bytes) and MB (10^6 bytes) mixed up?"},
+        {1.073741824, "binary vs decimal units: GiB (2^30 bytes) and GB (10^9 bytes) mixed up?"},
+        {2, "a factor of 2: bytes read only vs read + written, or a 2-byte type (BF16) vs a 4-byte one (FP32)?"},
+        {8, "a factor of 8: bits vs bytes?"},
+        {100, "a factor of 100: a percentage where a fraction is asked, or the other way round?"},
+    };
+    for (const Slip& s : slips) {
+        if (near(s.factor)) return std::string("your answer is too large by what looks like ") + s.looks_like;
+        if (near(1 / s.factor)) return std::string("your answer is too small by what looks like ") + s.looks_like;
+    }
+    const bool whole = key == std::round(key) && given == std::round(given);
+    if (whole && std::fabs(given - key) == 1)
+        return "off by one: rounded the wrong way (a count of blocks or tiles rounds up: ceil, not floor)?";
+    return "";
+}
+
 AnswerSheet read_answer_sheet(const std::string& path) {
     AnswerSheet sheet;
     sheet.file = path;
@@ -225,6 +251,7 @@ CheckResult grade_answer(const CheckDecl& decl, const AnswerDecl& answer, const 
     r.status = right ? Status::pass : Status::fail;
     r.points = right ? decl.max_points : 0.0;
     r.message = right ? "correct" : "incorrect";
+    if (!right) r.hint = slip_hint(given, key, answer.rel_tol);
     return r;
 }
 

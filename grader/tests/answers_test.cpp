@@ -256,3 +256,32 @@ TEST_CASE("A performance check must name a declared reference", "[runner][invali
     const PerfSpec spec{.pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .reference = "nope"};
     CHECK_THROWS_AS(lab.performance("perf.x", "x", 1, spec, [](Context&) { return PerfResult{}; }), std::logic_error);
 }
+
+TEST_CASE("A wrong number that looks like a common slip gets a hint, never the key", "[answers][slips]") {
+    const double key = 156.0;
+    CHECK(slip_hint(key * 1.024, key, 0.01).find("KiB") != std::string::npos);
+    CHECK(slip_hint(key / 1.048576, key, 0.01).find("too small") != std::string::npos);
+    CHECK(slip_hint(key * 1.048576, key, 0.01).find("MiB") != std::string::npos);
+    CHECK(slip_hint(key * 1.073741824, key, 0.01).find("GiB") != std::string::npos);
+    CHECK(slip_hint(key * 2, key, 0.01).find("read + written") != std::string::npos);
+    CHECK(slip_hint(key / 2, key, 0.01).find("too small") != std::string::npos);
+    CHECK(slip_hint(key * 8, key, 0.01).find("bits vs bytes") != std::string::npos);
+    CHECK(slip_hint(0.21, 21.0, 0.01).find("percentage") != std::string::npos);
+    CHECK(slip_hint(21.0, 0.21, 0.01).find("too large") != std::string::npos);
+    CHECK(slip_hint(3, 4, 0).find("ceil") != std::string::npos);
+    // Nothing that is merely wrong, and no hint that prints the key.
+    CHECK(slip_hint(157.7, key, 0.001).empty());
+    CHECK(slip_hint(3.5, 4, 0).empty());
+    CHECK(slip_hint(key * 3, key, 0.01).empty());
+    CHECK(slip_hint(key * 2, key, 0.01).find("156") == std::string::npos);
+    CHECK(slip_hint(1, 0, 0).empty());
+}
+
+TEST_CASE("A wrong answer's hint names the slip", "[answers][slips]") {
+    Lab lab;
+    lab.number("ex.mib", "MiB moved?", 1, 0.01, [] { return 156.0; });
+    const AnswerSheet s = read_answer_sheet(write_temp("ex.mib = 163.577856\n"));
+    const CheckResult r = grade_answer(lab.checks()[0], lab.entries()[0].answer, s, Context{});
+    CHECK(r.status == Status::fail);
+    CHECK(r.hint.find("MiB") != std::string::npos);
+}

@@ -58,6 +58,15 @@ struct AnswerSheet {
 /** @brief Reads an answers.toml; never throws (errors are recorded in the sheet). */
 [[nodiscard]] AnswerSheet read_answer_sheet(const std::string& path);
 
+/**
+ * @brief The common slip a wrong numeric answer looks like, as a hint that does not print the key: binary
+ * vs decimal units (KiB/KB, MiB/MB, GiB/GB), a factor of 2 (read only vs read + write, BF16 vs FP32
+ * bytes), 8 (bits vs bytes), 100 (a percentage vs a fraction), or off by one (floor vs ceil). Empty when
+ * the answer looks like none of them.
+ * @param given the student's answer @param key the right answer @param rel_tol the question's tolerance
+ */
+[[nodiscard]] std::string slip_hint(double given, double key, double rel_tol);
+
 /** @brief Grades one answer check against the sheet. */
 [[nodiscard]] CheckResult grade_answer(const CheckDecl& decl, const AnswerDecl& answer, const AnswerSheet& sheet,
                                        const Context& ctx);
