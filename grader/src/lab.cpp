@@ -110,6 +110,41 @@ const ReferenceTiming& Context::current_reference() const {
     return it->second;
 }
 
+CaseValues Context::case_values(const std::string& name, const std::vector<CaseParam>& params) const {
+    CaseValues v;
+    for (const CaseParam& p : params)
+        v[p.name] = student.empty()
+                        ? p.value
+                        : draw(derive_seed(course_seed, "exercise case/" + student + "/" + name + "/" + p.name), p.lo, p.hi,
+                               p.multiple);
+    return v;
+}
+
+void Lab::exercise_case(std::string name, std::string description, std::vector<CaseParam> params) {
+    if (name.empty() || cases_.count(name)) throw std::logic_error("exercise case '" + name + "' is empty or declared twice");
+    for (const CaseParam& p : params)
+        if (!(p.lo <= p.value && p.value <= p.hi) || p.multiple < 1 || p.value % p.multiple != 0)
+            throw std::logic_error("exercise case '" + name + "': " + p.name + " = " + std::to_string(p.value) +
+                                   " is not a multiple of " + std::to_string(p.multiple) + " in [" + std::to_string(p.lo) +
+                                   ", " + std::to_string(p.hi) + "]");
+    cases_.emplace(std::move(name), ExerciseCase{std::move(description), std::move(params)});
+}
+
+void Lab::number_for_case(std::string case_name, std::string key, std::string question, double points, double rel_tol,
+                          std::function<double(const CaseValues&)> key_fn) {
+    const auto it = cases_.find(case_name);
+    if (it == cases_.end()) throw std::logic_error("question '" + key + "' names the undeclared case '" + case_name + "'");
+    Entry e;
+    e.answer.question = question;
+    e.answer.rel_tol = rel_tol;
+    e.answer.case_name = case_name;
+    e.answer.case_params = it->second.params;
+    e.answer.number_key = [case_name, params = it->second.params, fn = std::move(key_fn)](const Context& ctx) {
+        return fn(ctx.case_values(case_name, params));
+    };
+    add({key, key, CheckKind::answer, points, false}, std::move(e));
+}
+
 void Lab::reference(std::string id, std::function<ReferenceTiming(Context&)> time_alone) {
     if (id.empty() || references_.count(id)) throw std::logic_error("reference '" + id + "' is empty or declared twice");
     references_.emplace(std::move(id), std::move(time_alone));

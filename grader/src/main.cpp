@@ -5,12 +5,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
 
 #include <CLI/CLI.hpp>
+#include <toml++/toml.h>
 
 #include "grader/orchestrator.hpp"
 #include "grader/report.hpp"
@@ -163,8 +165,105 @@ int calc_main(const std::vector<std::string>& args) {
     }
 }
 
+// class.toml at the top of the course tree: the course's seed (the instructor sets it once per class) and
+// the student's id (each student writes their own). Command-line options override both.
+struct ClassConfig {
+    std::uint64_t course_seed = 0;
+    std::string student;
+    std::string error;
+};
+
+ClassConfig read_class_config(const std::string& source_dir) {
+    ClassConfig c;
+    const std::string path = source_dir + "/class.toml";
+    if (source_dir.empty() || !std::filesystem::exists(path)) return c;
+    try {
+        const toml::table t = toml::parse_file(path);
+        c.course_seed = static_cast<std::uint64_t>(t["course"]["seed"].value_or<std::int64_t>(0));
+        c.student = t["student"]["id"].value_or<std::string>("");
+    } catch (const toml::parse_error& e) {
+        c.error = "class.toml:" + std::to_string(e.source().begin.line) + ": " + std::string(e.description());
+    }
+    return c;
+}
+
+// `grader exercises`: writes each exercise case of the selected labs (the stated one, or the student's own)
+// into the `# case NAME: ...` lines of the student's answers.toml files.
+int exercises_main(int argc, char** argv) {
+    CLI::App app{"Writes your exercise cases into your answers.toml files: each `# case NAME: ...` line gets the "
+                 "parameters you are graded on (your own with a student id, else the stated ones)."};
+    std::vector<std::string> selectors;
+    std::string student, registry_path = LABS_REGISTRY_PATH;
+    std::optional<std::uint64_t> course_seed;
+    app.add_option("labs", selectors, "Labs, by number or name; default: all");
+    app.add_option("--student", student, "Your student id (default: [student] id in class.toml)");
+    app.add_option("--course-seed", course_seed, "The course's seed (default: [course] seed in class.toml)");
+    app.add_option("--registry", registry_path, "Lab registry written by the build")->capture_default_str();
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? kExitPassed : kExitUsage;
+    }
+    Registry reg;
+    std::vector<LabEntry> labs;
+    try {
+        reg = load_registry(registry_path);
+        labs = select_labs(reg, selectors);
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "grader exercises: " << e.what() << "\n";
+        return kExitUsage;
+    }
+    const ClassConfig config = read_class_config(reg.source_dir);
+    if (!config.error.empty()) {
+        std::cerr << "grader exercises: " << config.error << "\n";
+        return kExitUsage;
+    }
+    if (student.empty()) student = config.student;
+    const std::uint64_t seed = course_seed.value_or(config.course_seed);
+    int problems = 0;
+    for (const LabEntry& lab : labs) {
+        std::vector<std::string> argv_runner = lab.runner_answers;
+        argv_runner.insert(argv_runner.end(), {"--report-fd", "3", "--answers", lab.answers_student});
+        if (!student.empty()) argv_runner.insert(argv_runner.end(), {"--student", student, "--course-seed", std::to_string(seed)});
+        const PartResult part = interpret(run_child(argv_runner, 60), "answers", 0, 60);
+        std::map<std::string, std::string> cases;  // name -> "m = 96, n = 80"
+        for (const CheckResult& c : part.checks)
+            if (c.details.is_object() && c.details.contains("case"))
+                cases[c.details["case"].value("name", "")] = c.details["case"].value("text", "");
+        if (cases.empty()) continue;
+        std::ifstream in(lab.answers_student);
+        std::string text, line;
+        std::map<std::string, bool> written;
+        while (std::getline(in, line)) {
+            for (const auto& [name, values] : cases) {
+                const std::string mark = "# case " + name + ":";
+                if (line.rfind(mark, 0) != 0) continue;
+                line = mark + " " + values + (student.empty() ? "" : "  (student " + student + ")");
+                written[name] = true;
+            }
+            text += line + "\n";
+        }
+        in.close();
+        std::ofstream(lab.answers_student) << text;
+        for (const auto& [name, values] : cases) {
+            if (written[name]) {
+                std::cout << "lab " << lab.id << ": case " << name << ": " << values << "\n";
+            } else {
+                std::cout << "lab " << lab.id << ": case " << name << ": " << values << " — no '# case " << name
+                          << ":' line in " << lab.answers_student << " to write it into\n";
+                ++problems;
+            }
+        }
+    }
+    std::cout << (student.empty() ? "the stated cases (no student id: set [student] id in class.toml or pass --student)"
+                                  : "the cases of student " + student)
+              << "\n";
+    return problems == 0 ? kExitPassed : kExitFailed;
+}
+
 int run(int argc, char** argv) {
     if (argc >= 2 && std::string(argv[1]) == "calc") return calc_main(std::vector<std::string>(argv + 2, argv + argc));
+    if (argc >= 2 && std::string(argv[1]) == "exercises") return exercises_main(argc - 1, argv + 1);
     CLI::App app{"Grades the labs: your answers, and your code's correctness and speed on this GPU.\n"
                  "With no arguments it grades your current work in every lab.\n"
                  "The chapter's models as a calculator: grader calc --list"};
@@ -175,6 +274,8 @@ int run(int argc, char** argv) {
     std::string json_file, junit_file, csv_file, only = "all", registry_path = LABS_REGISTRY_PATH, expect, submission;
     double timeout = 300;
     int retry_invalid = 0;
+    std::string student;
+    std::optional<std::uint64_t> course_seed;
     app.add_option("labs", selectors, "Labs to grade, by number or name (e.g. 00, 5, fusion); default: all");
     app.add_flag("--solution", solution, "Grade the reference solutions instead of your work");
     app.add_option("--submission", submission,
@@ -191,6 +292,11 @@ int run(int argc, char** argv) {
                    "Regrade a check whose measurement was INVALID (its reference moved, another process used the "
                    "GPU, work was left running) up to N times, each in a new process; the report keeps every attempt")
         ->check(CLI::NonNegativeNumber);
+    app.add_option("--student", student,
+                   "Grade the exercise cases of this student id (default: [student] id in class.toml; none: the "
+                   "stated cases)");
+    app.add_option("--course-seed", course_seed, "The course's seed, which draws each student's cases (default: "
+                                                 "[course] seed in class.toml)");
     app.add_flag("--list", list, "List the labs and exit");
     app.add_flag("--verbose,-v", verbose, "Show every check's message and the labs' own output");
     app.add_flag("--no-build", no_build, "Do not rebuild the labs first");
@@ -245,10 +351,19 @@ int run(int argc, char** argv) {
     opts.verbose = verbose;
     opts.seed = seed;
     opts.retry_invalid = retry_invalid;
+    const ClassConfig config = read_class_config(reg.source_dir);
+    if (!config.error.empty()) {
+        std::cerr << "grader: " << config.error << "\n";
+        return kExitUsage;
+    }
+    // The reference answers are the stated cases' answers: a student id never applies to them.
+    opts.student = solution ? "" : student.empty() ? config.student : student;
+    opts.course_seed = course_seed.value_or(config.course_seed);
 
     RunReport report;
     report.implementation = solution ? "solution" : !submission.empty() ? "submission" : "student";
     if (!submission.empty()) report.submission = staged;
+    if (!opts.student.empty()) report.student = {{"id", opts.student}, {"course_seed", opts.course_seed}};
     report.seed = seed;
     report.started_at = now_iso8601();
     Ceilings c;

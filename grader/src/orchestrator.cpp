@@ -656,6 +656,8 @@ LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
         if (failure.empty()) {
             std::vector<std::string> argv = lab.runner_answers;
             argv.insert(argv.end(), {"--report-fd", "3", "--answers", file});
+            if (!opts.student.empty())
+                argv.insert(argv.end(), {"--student", opts.student, "--course-seed", std::to_string(opts.course_seed)});
             if (!opts.ceilings_file.empty()) argv.insert(argv.end(), {"--ceilings", opts.ceilings_file});
             part = interpret(run_child(argv, opts.timeout_s, opts.verbose), "answers", 0, opts.timeout_s);
         } else {

@@ -129,6 +129,7 @@ nlohmann::json to_json(const RunReport& r) {
               {"all_passed", r.all_passed()}}},
             {"labs", labs}};
     if (!r.submission.is_null()) j["submission"] = r.submission;
+    if (!r.student.is_null()) j["student"] = r.student;
     return j;
 }
 
@@ -140,14 +141,23 @@ std::string to_csv(const RunReport& r) {
         return o + "\"";
     };
     std::ostringstream x;
-    x << "implementation,seed,lab,lab_name,check,kind,status,points,max_points,measured,target\n";
+    const std::string student = r.student.is_object() ? r.student.value("id", "") : "";
+    // An exercise case's values, e.g. "tile: m=96 n=80" (the gradebook keeps each student's own case).
+    const auto case_of = [](const CheckResult& c) {
+        if (!c.details.is_object() || !c.details.contains("case")) return std::string();
+        const nlohmann::json& k = c.details["case"];
+        std::string s = k.value("name", "") + ":";
+        for (const auto& [name, value] : k["values"].items()) s += " " + name + "=" + value.dump();
+        return s;
+    };
+    x << "implementation,seed,student,lab,lab_name,check,kind,status,points,max_points,measured,target,case\n";
     for (const LabResult& l : r.labs) {
         for (const CheckResult& c : l.checks)
-            x << r.implementation << ',' << r.seed << ',' << l.id << ',' << q(l.name) << ',' << q(c.id) << ',' << to_string(c.kind)
-              << ',' << to_string(c.status) << ',' << pts(c.points) << ',' << pts(c.max_points) << ',' << q(c.measured)
-              << ',' << q(c.target) << '\n';
-        x << r.implementation << ',' << r.seed << ',' << l.id << ',' << q(l.name) << ",total,,"
-          << (l.failures.empty() ? "" : "failed") << ',' << pts(l.points()) << ',' << pts(l.max_points()) << ",,\n";
+            x << r.implementation << ',' << r.seed << ',' << q(student) << ',' << l.id << ',' << q(l.name) << ','
+              << q(c.id) << ',' << to_string(c.kind) << ',' << to_string(c.status) << ',' << pts(c.points) << ','
+              << pts(c.max_points) << ',' << q(c.measured) << ',' << q(c.target) << ',' << q(case_of(c)) << '\n';
+        x << r.implementation << ',' << r.seed << ',' << q(student) << ',' << l.id << ',' << q(l.name) << ",total,,"
+          << (l.failures.empty() ? "" : "failed") << ',' << pts(l.points()) << ',' << pts(l.max_points()) << ",,,\n";
     }
     return x.str();
 }

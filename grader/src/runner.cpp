@@ -193,6 +193,15 @@ AnswerSheet read_answer_sheet(const std::string& path) {
 CheckResult grade_answer(const CheckDecl& decl, const AnswerDecl& answer, const AnswerSheet& sheet, const Context& ctx) {
     CheckResult r = result_for(decl);
     r.details = {{"question", answer.question}};
+    std::string case_text;  // "case tile: m = 96, n = 80", for a question on an exercise case
+    if (!answer.case_name.empty()) {
+        const CaseValues v = ctx.case_values(answer.case_name, answer.case_params);
+        std::string values;  // in the declared order, as answers.toml writes them
+        for (const CaseParam& p : answer.case_params)
+            values += (values.empty() ? "" : ", ") + p.name + " = " + std::to_string(v.at(p.name));
+        case_text = "case " + answer.case_name + ": " + values;
+        r.details["case"] = {{"name", answer.case_name}, {"values", v}, {"text", values}, {"student", ctx.student}};
+    }
     const bool is_choice = !answer.options.empty();
     r.target = is_choice ? "one of: " + options_list(answer.options)
                          : (answer.rel_tol > 0 ? "within " + num(100 * answer.rel_tol) + "%" : "exact");
@@ -250,7 +259,7 @@ CheckResult grade_answer(const CheckDecl& decl, const AnswerDecl& answer, const 
     const bool right = std::isfinite(given) && std::fabs(given - key) <= tol;
     r.status = right ? Status::pass : Status::fail;
     r.points = right ? decl.max_points : 0.0;
-    r.message = right ? "correct" : "incorrect";
+    r.message = std::string(right ? "correct" : "incorrect") + (case_text.empty() ? "" : " (" + case_text + ")");
     if (!right) r.hint = slip_hint(given, key, answer.rel_tol);
     return r;
 }
@@ -278,6 +287,8 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
     }
     Context ctx;
     ctx.seed = opts.seed;
+    ctx.student = opts.student;
+    ctx.course_seed = opts.course_seed;
     if (!opts.own_symbols_file.empty()) {
         std::ifstream f(opts.own_symbols_file);
         for (std::string s; std::getline(f, s);)
@@ -396,6 +407,8 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
     app.add_option("--report", report_file, "Write protocol lines to this file");
     app.add_option("--answers", opts.answers_file, "answers.toml to grade");
     app.add_option("--seed", opts.seed, "Seed of the run");
+    app.add_option("--student", opts.student, "Student whose exercise cases are graded (empty: the stated cases)");
+    app.add_option("--course-seed", opts.course_seed, "The course's seed (with --student, draws each student's cases)");
     app.add_option("--ceilings", ceilings_file, "JSON with the ceilings the grader measured");
     app.add_flag("--plan", opts.plan_only, "Send the plan and stop");
     app.add_option("--only", opts.only, "Run only these checks (ids separated by commas; required checks run too)");

@@ -285,3 +285,35 @@ TEST_CASE("A wrong answer's hint names the slip", "[answers][slips]") {
     CHECK(r.status == Status::fail);
     CHECK(r.hint.find("MiB") != std::string::npos);
 }
+
+TEST_CASE("An exercise case takes its stated values, or each student's own, drawn from its ranges", "[answers][cases]") {
+    Lab lab;
+    lab.exercise_case("tile", "an m x n tile", {{"m", 192, 64, 256, 64}, {"n", 128, 64, 256, 64}});
+    lab.number_for_case("tile", "case.area", "m * n?", 1, 0.0, [](const CaseValues& v) { return double(v.at("m") * v.at("n")); });
+    const std::vector<CaseParam>& params = lab.cases().at("tile").params;
+    Context stated;
+    CHECK(stated.case_values("tile", params) == CaseValues{{"m", 192}, {"n", 128}});
+    Context alice, bob;
+    alice.student = "alice";
+    bob.student = "bob";
+    alice.course_seed = bob.course_seed = 20261201;
+    const CaseValues a = alice.case_values("tile", params), b = bob.case_values("tile", params);
+    CHECK(a != b);
+    CHECK(a == alice.case_values("tile", params));  // the same student always gets the same case
+    for (const CaseValues* v : {&a, &b})
+        for (const auto& [name, value] : *v) {
+            CHECK(value >= 64);
+            CHECK(value <= 256);
+            CHECK(value % 64 == 0);
+        }
+    // Each is graded against its own key; the report names the case.
+    const std::string answer = "case.area = " + std::to_string(a.at("m") * a.at("n")) + "\n";
+    const AnswerSheet s = read_answer_sheet(write_temp(answer));
+    CHECK(grade_answer(lab.checks()[0], lab.entries()[0].answer, s, alice).status == Status::pass);
+    if (a.at("m") * a.at("n") != b.at("m") * b.at("n"))
+        CHECK(grade_answer(lab.checks()[0], lab.entries()[0].answer, s, bob).status == Status::fail);
+    const CheckResult r = grade_answer(lab.checks()[0], lab.entries()[0].answer, s, alice);
+    CHECK(r.details["case"]["student"] == "alice");
+    CHECK(r.message.find("case tile: m = ") != std::string::npos);
+    CHECK_THROWS_AS(lab.exercise_case("bad", "", {{"m", 100, 64, 256, 64}}), std::logic_error);
+}

@@ -258,7 +258,7 @@ TEST_CASE("The grader goes on after a broken lab and exits with the failure code
     std::vector<std::string> rows;
     while (std::getline(csv, line)) rows.push_back(line);
     REQUIRE(rows.size() == 1 + 3 * 2 + 3);  // header, lab 01/02: 2 checks each, lab 03: 2 checks, 3 totals
-    CHECK(rows[0] == "implementation,seed,lab,lab_name,check,kind,status,points,max_points,measured,target");
+    CHECK(rows[0] == "implementation,seed,student,lab,lab_name,check,kind,status,points,max_points,measured,target,case");
     CHECK(contains(rows.back(), "03,works,total,,,20,20"));
     std::ifstream out(dir / "out.txt");
     const std::string text((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());

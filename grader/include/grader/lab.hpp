@@ -96,12 +96,29 @@ struct ReferenceTiming {
     std::string error;       ///< why it could not be timed ("" when it was)
 };
 
+/** @brief A parameter of an exercise case: the value answers.toml states, and the range a per-student case
+ *  draws it from (`grader --student ID`). */
+struct CaseParam {
+    std::string name;            ///< as answers.toml names it, e.g. "m"
+    std::int64_t value = 0;      ///< the stated case, used without a student id
+    std::int64_t lo = 0;         ///< smallest value a student may get
+    std::int64_t hi = 0;         ///< largest value a student may get
+    std::int64_t multiple = 1;   ///< granularity of the drawn value
+};
+
+/** @brief A case's parameter values, by name. */
+using CaseValues = std::map<std::string, std::int64_t>;
+
 /** @brief What a check can see of the run it is part of. */
 struct Context {
     std::uint64_t seed = 0;          ///< the run's seed (printed; `--seed` reproduces it)
     bool gpu_available = false;      ///< a CUDA device answered
     std::string no_gpu_reason;       ///< why not, when it did not
     nlohmann::json ceilings;         ///< ceilings measured by the grader in this run (empty without a GPU)
+    /// The student whose exercise cases are graded (`grader --student ID`); empty: the stated cases.
+    std::string student;
+    /// The course's seed: with the student id, it draws each student's cases (the same for the whole class).
+    std::uint64_t course_seed = 0;
     /// Mangled names the graded code's own objects define (its kernels among them), from the grader's
     /// scan; empty when the runner was started by hand (then provenance is not checked).
     std::set<std::string> own_symbols;
@@ -123,6 +140,9 @@ struct Context {
     [[nodiscard]] std::optional<double> ceiling(std::string_view name) const;
     /** @brief A seed derived from the run's seed and @p salt: independent data per case, reproducible. */
     [[nodiscard]] std::uint64_t seed_for(std::string_view salt) const;
+    /** @brief The values of exercise case @p name: the stated ones without a student id, else each drawn
+     *  from its range by a hash of the course seed, the student id, the case and the parameter. */
+    [[nodiscard]] CaseValues case_values(const std::string& name, const std::vector<CaseParam>& params) const;
 };
 
 /** @brief Result of a correctness check. */
@@ -173,6 +193,14 @@ struct AnswerDecl {
     std::function<double(const Context&)> number_key;      ///< key of a numeric question
     std::function<std::string(const Context&)> choice_key; ///< key of a choice question
     bool needs_ceilings = false;                           ///< the key depends on measured ceilings
+    std::string case_name;                                 ///< its exercise case ("" for a fixed question)
+    std::vector<CaseParam> case_params;                    ///< that case's parameters
+};
+
+/** @brief An exercise case: a set of parameters several questions share (Lab::exercise_case()). */
+struct ExerciseCase {
+    std::string description;        ///< what the parameters are, e.g. "an m × n output tile, k = 32"
+    std::vector<CaseParam> params;  ///< its parameters
 };
 
 /** @brief The checks of one lab, in the order they run. */
@@ -189,6 +217,21 @@ public:
      *  @param key_fn computes the answer from the models (never a stored literal) */
     void number(std::string key, std::string question, double points, double rel_tol,
                 std::function<double()> key_fn);
+    /**
+     * @brief Declares an exercise case: parameters that questions share and that answers.toml states
+     * (`# case NAME: m = 96, n = 80`). Without a student id they take their stated values; with
+     * `grader --student ID` each student gets values drawn from the ranges, so that two students answer
+     * different cases. Declare it before the questions that use it.
+     * @param name names the case in answers.toml @param description what the parameters are
+     * @param params its parameters (value within [lo, hi])
+     */
+    void exercise_case(std::string name, std::string description, std::vector<CaseParam> params);
+    /** @brief A numeric exercise on the case @p case_name: @p key_fn computes the key from the case's
+     *  values (the stated ones or the student's). Other parameters as for number(). */
+    void number_for_case(std::string case_name, std::string key, std::string question, double points, double rel_tol,
+                         std::function<double(const CaseValues&)> key_fn);
+    /** @brief The declared exercise cases, by name. */
+    [[nodiscard]] const std::map<std::string, ExerciseCase>& cases() const noexcept { return cases_; }
     /** @brief A multiple-choice exercise. @param key dotted key @param question the question
      *  @param options the accepted spellings @param points full points @param key_fn the right option */
     void choice(std::string key, std::string question, std::vector<std::string> options, double points,
@@ -237,6 +280,7 @@ private:
     std::vector<CheckDecl> decls_;
     std::vector<Entry> entries_;
     std::map<std::string, std::function<ReferenceTiming(Context&)>> references_;
+    std::map<std::string, ExerciseCase> cases_;
 };
 
 /** @brief Score of a performance ratio: 0 below pass_bar, 50% at it, linearly to 100% at full_bar. */

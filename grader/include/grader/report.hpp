@@ -29,6 +29,7 @@ struct RunReport {
     nlohmann::json ceilings;        ///< ceilings measured in this run (null without a GPU)
     std::vector<LabResult> labs;    ///< graded labs in order
     nlohmann::json submission;      ///< with `--submission`: what was staged and ignored (null otherwise)
+    nlohmann::json student;         ///< with `--student`: {id, course_seed} (null otherwise)
 
     /** @brief Points scored over all labs. */
     [[nodiscard]] double points() const;
@@ -43,8 +44,8 @@ struct RunReport {
 /** @brief The JSON report (see docs/report-schema.json). */
 [[nodiscard]] nlohmann::json to_json(const RunReport& report);
 /**
- * @brief Gradebook CSV: a header, then one row per check (implementation, seed, lab, check, kind, status,
- * points, max_points, measured, target) and one "total" row per lab. Fields are quoted as RFC 4180 says.
+ * @brief Gradebook CSV: a header, then one row per check (implementation, seed, student, lab, check, kind,
+ * status, points, max_points, measured, target, case) and one "total" row per lab. Fields are quoted as RFC 4180 says.
  */
 [[nodiscard]] std::string to_csv(const RunReport& report);
 /** @brief JUnit XML: one testsuite per lab, one testcase per check. */

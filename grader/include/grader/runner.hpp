@@ -27,6 +27,8 @@ struct RunnerOptions {
     RunnerMode mode = RunnerMode::answers;   ///< which half
     std::string answers_file;                ///< answers.toml to grade (answers mode)
     std::uint64_t seed = 0;                  ///< the run's seed
+    std::string student;                     ///< student id for per-student exercise cases ("" : stated cases)
+    std::uint64_t course_seed = 0;           ///< the course's seed (with student)
     nlohmann::json ceilings;                 ///< ceilings measured by the grader (may be empty)
     bool plan_only = false;                  ///< send hello + plan and stop
     /// Run just these checks (ids separated by commas) and the correctness checks they require; empty: all.
