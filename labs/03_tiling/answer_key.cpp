@@ -1,5 +1,7 @@
 // FROZEN: do not edit. Lab 03's answer key: every value comes from the models (labs_models) and the
-// datasets (Qwen3-8B's shape, the H100 and RTX PRO 6000 figures); none is stored.
+// datasets (Qwen3-8B's shape, the H100 and RTX PRO 6000 figures); none is stored. The chapter's worked
+// cases keep their keys (0.4 points each); most points are on the case "tile", which answers.toml states
+// and `grader --student ID` draws per student.
 #include "grader/lab.hpp"
 #include "labs/math.hpp"
 #include "labs/models/datasets.hpp"
@@ -26,48 +28,79 @@ models::GemmShape akg() { return {4096, 4096, 4096, 2, 2, 4, 4}; }
 }  // namespace
 
 void register_answers(Lab& lab) {
-    lab.number("gemm.gflop", "FLOPs of C = A·W for the running example, in GFLOP (10^9)", 1, 0.005,
+    lab.number("gemm.gflop", "FLOPs of C = A·W for the running example, in GFLOP (10^9)", 0.4, 0.005,
                [] { return models::gemm_flop(running()) / 1e9; });
-    lab.number("example_5_3.local_kib_64x64", "Example 5-3: local storage of a 64x64 tile, k = 32 (KiB)", 1, 0.0,
+    lab.number("example_5_3.local_kib_64x64", "Example 5-3: local storage of a 64x64 tile, k = 32 (KiB)", 0.4, 0.0,
                [] { return models::local_storage(running(), {64, 64, kStep}).total_bytes / kKiB; });
-    lab.number("example_5_3.local_kib_128x128", "Example 5-3: local storage of a 128x128 tile, k = 32 (KiB)", 1, 0.0,
+    lab.number("example_5_3.local_kib_128x128", "Example 5-3: local storage of a 128x128 tile, k = 32 (KiB)", 0.4, 0.0,
                [] { return models::local_storage(running(), {128, 128, kStep}).total_bytes / kKiB; });
-    lab.number("traffic.mib_32x32", "Traffic with independent 32x32 tiles (MiB)", 1, 0.0, [] { return traffic_mib(32); });
-    lab.number("traffic.mib_64x64", "Traffic with independent 64x64 tiles (MiB)", 1, 0.0, [] { return traffic_mib(64); });
-    lab.number("traffic.mib_128x128", "Traffic with independent 128x128 tiles (MiB)", 1, 0.0,
+    lab.number("traffic.mib_32x32", "Traffic with independent 32x32 tiles (MiB)", 0.4, 0.0, [] { return traffic_mib(32); });
+    lab.number("traffic.mib_64x64", "Traffic with independent 64x64 tiles (MiB)", 0.4, 0.0, [] { return traffic_mib(64); });
+    lab.number("traffic.mib_128x128", "Traffic with independent 128x128 tiles (MiB)", 0.4, 0.0,
                [] { return traffic_mib(128); });
-    lab.number("intensity.flop_per_byte_64x64", "Arithmetic intensity of the 64x64 tiling (FLOP/byte)", 1, 0.005,
+    lab.number("intensity.flop_per_byte_64x64", "Arithmetic intensity of the 64x64 tiling (FLOP/byte)", 0.4, 0.005,
                [] { return models::tile_traffic(running(), {64, 64, kStep}).intensity_flop_per_byte; });
-    lab.number("mfu_ceiling.h100_128x128", "MFU ceiling of the 128x128 tiling on an H100 (a fraction, 0..1)", 1, 0.025,
+    lab.number("mfu_ceiling.h100_128x128", "MFU ceiling of the 128x128 tiling on an H100 (a fraction, 0..1)", 0.4, 0.025,
                [] { return models::tiling_report(running(), {128, 128, kStep}, models::load_device("H100")).mfu_ceiling; });
     lab.number("ratio.t128_over_t64_at_40pct_bandwidth",
-               "T128 / T64 when the 128x128 tiling gets 40% of the 64x64 tiling's bandwidth", 1, 0.005, [] {
+               "T128 / T64 when the 128x128 tiling gets 40% of the 64x64 tiling's bandwidth", 0.4, 0.005, [] {
                    const double v64 = models::tile_traffic(running(), {64, 64, kStep}).total_bytes;
                    const double v128 = models::tile_traffic(running(), {128, 128, kStep}).total_bytes;
                    return models::time_ratio(v128, v64, 0.4, 1.0);
                });
-    lab.number("akg.naive_reads_gib", "AKG example: input reads when every multiply-add fetches both operands (GiB)", 1,
+    lab.number("akg.naive_reads_gib", "AKG example: input reads when every multiply-add fetches both operands (GiB)", 0.4,
                0.0, [] { return models::naive_input_read_bytes(akg()) / kGiB; });
-    lab.number("akg.tiled_reads_gib", "AKG example: input reads with 64x64 output tiles and BK = 32 (GiB)", 1, 0.0,
+    lab.number("akg.tiled_reads_gib", "AKG example: input reads with 64x64 output tiles and BK = 32 (GiB)", 0.4, 0.0,
                [] { return models::tile_traffic(akg(), {64, 64, kStep}).input_read_bytes / kGiB; });
-    lab.number("experiment_5_1.local_kib", "Experiment 5-1: local storage of a 64x128 tile, k = 32 (KiB)", 1, 0.0,
+    lab.number("experiment_5_1.local_kib", "Experiment 5-1: local storage of a 64x128 tile, k = 32 (KiB)", 0.4, 0.0,
                [] { return models::local_storage(running(), {64, 128, kStep}).total_bytes / kKiB; });
-    lab.number("experiment_5_1.reads_a_mib", "Experiment 5-1: reads of A with 64x128 tiles (MiB)", 1, 0.0,
+    lab.number("experiment_5_1.reads_a_mib", "Experiment 5-1: reads of A with 64x128 tiles (MiB)", 0.4, 0.0,
                [] { return models::tile_traffic(running(), {64, 128, kStep}).a_read_bytes / kMiB; });
-    lab.number("experiment_5_1.reads_w_mib", "Experiment 5-1: reads of W with 64x128 tiles (MiB)", 1, 0.0,
+    lab.number("experiment_5_1.reads_w_mib", "Experiment 5-1: reads of W with 64x128 tiles (MiB)", 0.4, 0.0,
                [] { return models::tile_traffic(running(), {64, 128, kStep}).w_read_bytes / kMiB; });
-    lab.number("experiment_5_1.total_mib", "Experiment 5-1: total traffic with 64x128 tiles (MiB)", 1, 0.0,
+    lab.number("experiment_5_1.total_mib", "Experiment 5-1: total traffic with 64x128 tiles (MiB)", 0.4, 0.0,
                [] { return models::tile_traffic(running(), {64, 128, kStep}).total_bytes / kMiB; });
     lab.number("experiment_5_1.min_bandwidth_fraction",
-               "Experiment 5-1: least fraction of the 64x64 tiling's bandwidth the 64x128 tiling needs to be faster", 1,
+               "Experiment 5-1: least fraction of the 64x64 tiling's bandwidth the 64x128 tiling needs to be faster", 0.4,
                0.005, [] {
                    return models::break_even_bandwidth_fraction(
                        models::tile_traffic(running(), {64, 128, kStep}).total_bytes,
                        models::tile_traffic(running(), {64, 64, kStep}).total_bytes);
                });
     lab.number("experiment_5_1.resident_sets_rtx_pro_6000",
-               "Experiment 5-1: 64x128 working sets that fit in one RTX PRO 6000 SM at once", 1, 0.0, [] {
+               "Experiment 5-1: 64x128 working sets that fit in one RTX PRO 6000 SM at once", 0.4, 0.0, [] {
                    return double(models::tiling_report(running(), {64, 128, kStep}, models::load_device("RTX PRO 6000"))
                                      .resident_tiles_per_sm);
                });
+
+    // The case: C[M, 12288] = A[M, 4096] · W[4096, 12288] (BF16, FP32 accumulators) with m × n output tiles
+    // advanced k at a time. M is a multiple of every tile height drawn, so tiles are whole.
+    lab.exercise_case("tile", "C = A·W with A [M, 4096], W [4096, 12288], BF16; m × n output tiles, k at a time",
+                      {{"M", 3072, 768, 8448, 768}, {"m", 192, 64, 256, 64}, {"n", 64, 64, 256, 64}, {"k", 16, 16, 64, 16}});
+    const auto shape = [](const CaseValues& v) { return models::GemmShape{v.at("M"), 4096, 12288, 2, 2, 2, 4}; };
+    const auto tile = [](const CaseValues& v) { return models::Tile{v.at("m"), v.at("n"), v.at("k")}; };
+    lab.number_for_case("tile", "case.local_kib", "Local storage S of one tile (KiB)", 1.7, 0.0, [=](const CaseValues& v) {
+        return models::local_storage(shape(v), tile(v)).total_bytes / kKiB;
+    });
+    lab.number_for_case("tile", "case.traffic_mib", "Traffic V of the whole GEMM (MiB)", 1.7, 0.005, [=](const CaseValues& v) {
+        return models::tile_traffic(shape(v), tile(v)).total_bytes / kMiB;
+    });
+    lab.number_for_case("tile", "case.intensity", "Arithmetic intensity (FLOP per byte of V)", 1.7, 0.005,
+                        [=](const CaseValues& v) { return models::tile_traffic(shape(v), tile(v)).intensity_flop_per_byte; });
+    lab.number_for_case("tile", "case.min_bandwidth_fraction_vs_64x64",
+                        "Least fraction of a 64x64 tiling's bandwidth this tiling needs to be faster", 1.7, 0.005,
+                        [=](const CaseValues& v) {
+                            return models::break_even_bandwidth_fraction(
+                                models::tile_traffic(shape(v), tile(v)).total_bytes,
+                                models::tile_traffic(shape(v), {64, 64, v.at("k")}).total_bytes);
+                        });
+    lab.number_for_case("tile", "case.mfu_ceiling_h100", "MFU ceiling on an H100 (a fraction, 0..1)", 1.7, 0.025,
+                        [=](const CaseValues& v) {
+                            return models::tiling_report(shape(v), tile(v), models::load_device("H100")).mfu_ceiling;
+                        });
+    lab.number_for_case("tile", "case.resident_sets_rtx_pro_6000", "Working sets that fit in one RTX PRO 6000 SM", 1.7, 0.0,
+                        [=](const CaseValues& v) {
+                            return double(models::tiling_report(shape(v), tile(v), models::load_device("RTX PRO 6000"))
+                                              .resident_tiles_per_sm);
+                        });
 }

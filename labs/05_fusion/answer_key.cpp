@@ -1,6 +1,8 @@
 // FROZEN: do not edit. Lab 05's answer key: every value comes from the models (labs_models), none is
 // stored. The three Experiment 5-4 questions are answered by running each transformation on inputs that
-// tell the cases apart, as the experiment asks.
+// tell the cases apart, as the experiment asks. The chapter's worked cases keep their keys (0.5 points
+// each); most points are on the case "chain", which answers.toml states and `grader --student ID` draws
+// per student.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -35,50 +37,50 @@ std::string classify(double before, double after) {
 
 void register_answers(Lab& lab) {
     const std::vector<std::string> kinds{"math", "rounding", "cost"};
-    lab.number("example_5_4.bytes_separate_mib", "Example 5-4: MiB read and written by T = SiLU(G) then Z = T*U", 1.25,
+    lab.number("example_5_4.bytes_separate_mib", "Example 5-4: MiB read and written by T = SiLU(G) then Z = T*U", 0.5,
                0.005, [] { return chain_mib(0, models::all_separate(2)); });
-    lab.number("example_5_4.bytes_fused_mib", "Example 5-4: MiB read and written by the fused SiLU*U", 1.25, 0.005,
+    lab.number("example_5_4.bytes_fused_mib", "Example 5-4: MiB read and written by the fused SiLU*U", 0.5, 0.005,
                [] { return chain_mib(0, models::all_fused(2)); });
-    lab.number("chain.bytes_all_separate_mib", "Chain with FP8 quantization, three kernels: MiB", 1.25, 0.005,
+    lab.number("chain.bytes_all_separate_mib", "Chain with FP8 quantization, three kernels: MiB", 0.5, 0.005,
                [] { return chain_mib(1, models::all_separate(3)); });
-    lab.number("chain.bytes_first_two_fused_mib", "Chain, SiLU*U fused then quantize: MiB", 1.25, 0.005,
+    lab.number("chain.bytes_first_two_fused_mib", "Chain, SiLU*U fused then quantize: MiB", 0.5, 0.005,
                [] { return chain_mib(1, {2, 1}); });
-    lab.number("chain.bytes_all_fused_mib", "Chain, all three fused: MiB", 1.25, 0.005,
+    lab.number("chain.bytes_all_fused_mib", "Chain, all three fused: MiB", 0.5, 0.005,
                [] { return chain_mib(1, models::all_fused(3)); });
-    lab.number("peak.separate_silu_mib", "Peak device memory of the separate chain (its SiLU step): MiB", 1.25, 0.005,
+    lab.number("peak.separate_silu_mib", "Peak device memory of the separate chain (its SiLU step): MiB", 0.5, 0.005,
                [] { return chain_mib(1, models::all_separate(3), true); });
-    lab.number("peak.all_fused_mib", "Peak device memory of the fully fused chain: MiB", 1.25, 0.005,
+    lab.number("peak.all_fused_mib", "Peak device memory of the fully fused chain: MiB", 0.5, 0.005,
                [] { return chain_mib(1, models::all_fused(3), true); });
-    lab.number("cuts.ten_operator_chain", "Ways to cut a chain of 10 element-wise operators into kernels", 1.25, 0.0,
+    lab.number("cuts.ten_operator_chain", "Ways to cut a chain of 10 element-wise operators into kernels", 0.5, 0.0,
                [] { return double(models::chain_split_count(10)); });
-    lab.number("legality.silu_sum_of_parts", "SiLU(1) + SiLU(-1)", 1.25, 0.001,
+    lab.number("legality.silu_sum_of_parts", "SiLU(1) + SiLU(-1)", 0.5, 0.001,
                [] { return models::silu(1.0) + models::silu(-1.0); });
     lab.number("e4m3.whole_row_scale_result", "Example 5-7: the first element after quantizing with the whole row's scale",
-               1.25, 0.001, [] { return models::fp8_row_scale_roundtrip(1.0, 10.0).dequantized; });
-    lab.number("example_5_8.separate_quant_mib", "Example 5-8: MiB with quantization as its own kernel", 1.25, 0.005,
+               0.5, 0.001, [] { return models::fp8_row_scale_roundtrip(1.0, 10.0).dequantized; });
+    lab.number("example_5_8.separate_quant_mib", "Example 5-8: MiB with quantization as its own kernel", 0.5, 0.005,
                [] { return models::quant_gemm_traffic({}).separate_total_bytes / kMiB; });
-    lab.number("example_5_8.fused_quant_mib", "Example 5-8: MiB with quantization fused into the GEMM", 1.25, 0.005,
+    lab.number("example_5_8.fused_quant_mib", "Example 5-8: MiB with quantization fused into the GEMM", 0.5, 0.005,
                [] { return models::quant_gemm_traffic({}).fused_total_bytes / kMiB; });
     lab.number("experiment_5_2.min_rows",
-               "Experiment 5-2: fewest rows for which full fusion pays a fixed 5 us overhead at 1792 GB/s", 1.25, 0.0, [] {
+               "Experiment 5-2: fewest rows for which full fusion pays a fixed 5 us overhead at 1792 GB/s", 0.5, 0.0, [] {
                    const auto one_row = models::swiglu_chain(1, kWidth, 2, 1);
                    const double saved = models::chain_cost(one_row, models::all_separate(3)).total_bytes -
                                         models::chain_cost(one_row, models::all_fused(3)).total_bytes;
                    return double(models::min_rows_to_amortize(saved, 5.0, 1792.0));
                });
     lab.choice("experiment_5_4.silu_inside_ko_loop", "Experiment 5-4: SiLU moved inside the ko loop changes the ...",
-               kinds, 1.25, [] {
+               kinds, 0.5, [] {
                    // Two partial sums of one output, 1 and -1: SiLU of the sum versus the sum of SiLUs.
                    return classify(models::silu(1.0 + -1.0), models::silu(1.0) + models::silu(-1.0));
                });
     lab.choice("experiment_5_4.drop_bf16_rounding", "Experiment 5-4: dropping the BF16 rounding before SiLU changes the ...",
-               kinds, 1.25, [] {
+               kinds, 0.5, [] {
                    // An FP32 accumulator value that BF16 cannot hold: 1 + 2^-10.
                    const float acc = 1.0f + std::ldexp(1.0f, -10);
                    return classify(models::silu(gpulab::round_to_bf16(acc)), models::silu(acc));
                });
     lab.choice("experiment_5_4.quant_inside_column_blocks",
-               "Experiment 5-4: quantizing (fixed per-tensor scale) inside each column block changes the ...", kinds, 1.25, [] {
+               "Experiment 5-4: quantizing (fixed per-tensor scale) inside each column block changes the ...", kinds, 0.5, [] {
                    // Example 5-7's row (1 in the first block of 128, 10 in the second) with the lab's fixed
                    // scale: the whole row at once, versus block by block.
                    std::vector<float> row(256, 0.0f);
@@ -91,4 +93,30 @@ void register_answers(Lab& lab) {
                        for (std::size_t i = 128 * b; i < 128 * (b + 1); ++i) blocks += gpulab::round_to_e4m3(row[i] / scale);
                    return classify(whole, blocks);
                });
+
+    // The case: the SiLU·U → FP8 chain at another row count and width, and the two questions of Experiment 5-2
+    // and of the cut count at other parameters.
+    lab.exercise_case("chain", "G, U [rows, width] BF16, Q FP8; a chain of `ops` operators; a fused kernel's fixed "
+                      "overhead and the bandwidth", {{"rows", 2560, 256, 8192, 256}, {"width", 14336, 4096, 28672, 1024},
+                                                     {"ops", 12, 5, 16}, {"overhead_us", 4, 2, 10}, {"gbps", 3350, 1000, 8000, 50}});
+    const auto cost = [](const CaseValues& v, const models::ChainSplit& split) {
+        return models::chain_cost(models::swiglu_chain(v.at("rows"), v.at("width"), 2, 1), split);
+    };
+    lab.number_for_case("chain", "case.bytes_all_separate_mib", "Three kernels: MiB read and written", 2, 0.005,
+                        [=](const CaseValues& v) { return cost(v, models::all_separate(3)).total_bytes / kMiB; });
+    lab.number_for_case("chain", "case.bytes_first_two_fused_mib", "SiLU*U fused, quantize separate: MiB", 2, 0.005,
+                        [=](const CaseValues& v) { return cost(v, {2, 1}).total_bytes / kMiB; });
+    lab.number_for_case("chain", "case.bytes_all_fused_mib", "All three fused: MiB", 2, 0.005,
+                        [=](const CaseValues& v) { return cost(v, models::all_fused(3)).total_bytes / kMiB; });
+    lab.number_for_case("chain", "case.peak_separate_mib", "Peak device memory of the separate chain: MiB", 2, 0.005,
+                        [=](const CaseValues& v) { return cost(v, models::all_separate(3)).peak_bytes / kMiB; });
+    lab.number_for_case("chain", "case.min_rows", "Fewest rows for which full fusion pays its fixed overhead", 2, 0.0,
+                        [](const CaseValues& v) {
+                            const auto one_row = models::swiglu_chain(1, v.at("width"), 2, 1);
+                            const double saved = models::chain_cost(one_row, models::all_separate(3)).total_bytes -
+                                                 models::chain_cost(one_row, models::all_fused(3)).total_bytes;
+                            return double(models::min_rows_to_amortize(saved, double(v.at("overhead_us")), double(v.at("gbps"))));
+                        });
+    lab.number_for_case("chain", "case.cuts", "Ways to cut a chain of `ops` element-wise operators into kernels", 2, 0.0,
+                        [](const CaseValues& v) { return double(models::chain_split_count(int(v.at("ops")))); });
 }
