@@ -10,7 +10,8 @@ which score full marks: the lab's solution_answers_full test checks that). A val
 forms a writer would print it: an integer with or without thousands separators, and with its unit when the
 key names one (..._mib → "6168 MiB"); a fraction with 2 to 4 significant digits, or as a percentage.
 Integers up to 16 are allowed (they are everywhere: tile counts, steps, small examples), and one up to 100
-counts only with its unit; a larger one counts wherever it stands (in a table its unit is in the header).
+counts only with its unit, as does a power of two (sizes and thread counts are everywhere); a larger one
+counts wherever it stands (in a table its unit is in the header).
 Exit 0 when nothing is printed, 1 otherwise (each finding names the file, line, key and text).
 """
 import pathlib
@@ -52,7 +53,7 @@ def forms(key, value):
         texts = {str(n), f"{n:,}", f"{n:,}".replace(",", " "), f"{n:,}".replace(",", "\u202f")}
         for t in texts:
             body = re.escape(t)
-            if unit and abs(n) <= 100:  # "24 KiB": a small number only with its unit (a bare 24 means little)
+            if unit and (abs(n) <= 100 or (n > 0 and n & (n - 1) == 0)):  # small, or a power of two:  # "24 KiB": a small number only with its unit (a bare 24 means little)
                 out.append(rf"(?<![\d.,]){body}\s*{unit}\b")
             else:
                 out.append(rf"(?<![\d.,]){body}(?![\d]|[.,]\d)")

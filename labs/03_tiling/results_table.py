@@ -52,13 +52,14 @@ def table_lines(benchmarks, ctx):
         speedup = f"{microseconds(naive) / us:.1f}×" if naive else "–"
         lines.append(f"| {label} | {us:.1f} | {b['TFLOP/s']:.1f} | {pct} | {speedup} |")
     if tiles:
-        lines += ["", "v1 with three tiles, k = 32 (traffic and local storage from the model, the rest measured):", "",
-                  "| tile | µs | TFLOP/s | model traffic MiB | implied GB/s | model local KiB | smem B/block | regs/thread | blocks/SM |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+        # The model's traffic and local storage are graded questions (answers.toml): the table shows only
+        # what was measured, and the bench prints the model's figures for those who ran it.
+        lines += ["", "v1 with three tiles, k = 32 (measured; the model's traffic for each is yours to work out):", "",
+                  "| tile | µs | TFLOP/s | smem B/block | regs/thread | blocks/SM |",
+                  "|---|---|---|---|---|---|"]
         for t in sorted(tiles):
             b = tiles[t]
-            lines.append(f"| {t}×{t} | {microseconds(b):.1f} | {b['TFLOP/s']:.1f} | {b['traffic_MiB']:.0f} | "
-                         f"{b['implied_GB/s']:.0f} | {b['local_KiB']:.0f} | {b['smem_B/block']:.0f} | "
+            lines.append(f"| {t}×{t} | {microseconds(b):.1f} | {b['TFLOP/s']:.1f} | {b['smem_B/block']:.0f} | "
                          f"{b['regs/thread']:.0f} | {b['blocks/SM']:.0f} |")
     return lines + ["", handout_table.measured_by("lab03_bench", ctx)]
 
