@@ -165,6 +165,20 @@ int calc_main(const std::vector<std::string>& args) {
     }
 }
 
+// The registry and the labs the selectors pick; false (after saying why) on an unknown lab. A missing
+// registry throws: a grader error, not a usage error.
+bool load_labs(const std::string& registry_path, const std::vector<std::string>& selectors, Registry& reg,
+               std::vector<LabEntry>& labs) {
+    try {
+        reg = load_registry(registry_path);
+        labs = select_labs(reg, selectors);
+        return true;
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "grader: " << e.what() << "\n";
+        return false;
+    }
+}
+
 // class.toml at the top of the course tree: the course's seed (the instructor sets it once per class) and
 // the student's id (each student writes their own). Command-line options override both.
 struct ClassConfig {
@@ -206,13 +220,7 @@ int exercises_main(int argc, char** argv) {
     }
     Registry reg;
     std::vector<LabEntry> labs;
-    try {
-        reg = load_registry(registry_path);
-        labs = select_labs(reg, selectors);
-    } catch (const std::invalid_argument& e) {
-        std::cerr << "grader exercises: " << e.what() << "\n";
-        return kExitUsage;
-    }
+    if (!load_labs(registry_path, selectors, reg, labs)) return kExitUsage;
     const ClassConfig config = read_class_config(reg.source_dir);
     if (!config.error.empty()) {
         std::cerr << "grader exercises: " << config.error << "\n";
@@ -315,13 +323,7 @@ int run(int argc, char** argv) {
 
     Registry reg;
     std::vector<LabEntry> labs;
-    try {
-        reg = load_registry(registry_path);
-        labs = select_labs(reg, selectors);
-    } catch (const std::invalid_argument& e) {
-        std::cerr << "grader: " << e.what() << "\n";
-        return kExitUsage;
-    }
+    if (!load_labs(registry_path, selectors, reg, labs)) return kExitUsage;
     if (list) {
         for (const LabEntry& l : reg.labs) {
             std::cout << l.id << "  " << l.name << "  — " << l.title << "\n";
