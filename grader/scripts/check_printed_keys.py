@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fails when a lab's handout or answers.toml prints the answer to one of its graded questions.
 
-    check_printed_keys.py SOURCE_DIR
+    check_printed_keys.py SOURCE_DIR [OUTPUT...]
 
 The rule (docs/grading.md, "Paper exercises"): a handout works the chapter's examples to teach the method,
 but no graded key's value appears in the handout (labs/NN_x/README.md) or in a comment of the student's
@@ -12,6 +12,8 @@ key names one (..._mib → "6168 MiB"); a fraction with 2 to 4 significant digit
 Integers up to 16 are allowed (they are everywhere: tile counts, steps, small examples), and one up to 100
 counts only with its unit, as does a power of two (sizes and thread counts are everywhere); a larger one
 counts wherever it stands (in a table its unit is in the header).
+Each OUTPUT (a file: say, what `grader calc` printed for the graded parameters) is checked against every
+lab's keys too.
 Exit 0 when nothing is printed, 1 otherwise (each finding names the file, line, key and text).
 """
 import pathlib
@@ -40,8 +42,9 @@ def flatten(table, prefix=""):
             yield key, v
 
 
-def forms(key, value):
-    """Regular expressions for the ways `value` would be printed."""
+def forms(key, value, strict_units=False):
+    """Regular expressions for the ways `value` would be printed. With strict_units (a calculator's output,
+    where every number stands with its unit), a key with a unit matches only with that unit."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return []
     unit = unit_of(key)
@@ -53,7 +56,7 @@ def forms(key, value):
         texts = {str(n), f"{n:,}", f"{n:,}".replace(",", " "), f"{n:,}".replace(",", "\u202f")}
         for t in texts:
             body = re.escape(t)
-            if unit and (abs(n) <= 100 or (n > 0 and n & (n - 1) == 0)):  # small, or a power of two:  # "24 KiB": a small number only with its unit (a bare 24 means little)
+            if unit and (strict_units or abs(n) <= 100 or (n > 0 and n & (n - 1) == 0)):  # small, or a power of two:  # "24 KiB": a small number only with its unit (a bare 24 means little)
                 out.append(rf"(?<![\d.,]){body}\s*{unit}\b")
             else:
                 out.append(rf"(?<![\d.,]){body}(?![\d]|[.,]\d)")
@@ -71,27 +74,39 @@ def forms(key, value):
     return out
 
 
-def main(source_dir):
+SIZE_UNITS = re.compile(r"\b(bytes|KiB|MiB|GiB|FLOP)\b")
+
+
+def scan(path, label, keys, comments_only, problems, calc_output=False):
+    """Looks for the keys' values in a file. A calculator's output is read from its derivation on (its inputs
+    are given, not answers), a number with a unit answers only a key with that unit, and a count or ratio
+    key is not answered by a line that holds a size."""
+    derived = not calc_output
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if calc_output and line.strip() in ("derivation", "results"):
+            derived = True
+        if not derived or (comments_only and not line.lstrip().startswith("#")):
+            continue
+        for key, value in keys.items():
+            if calc_output and unit_of(key) is None and SIZE_UNITS.search(line):
+                continue
+            if any(re.search(pattern, line) for pattern in forms(key, value, calc_output)):
+                problems.append(f"{label}:{number}: prints the answer to {key} ({value}): {line.strip()[:120]}")
+
+
+def main(source_dir, outputs):
     root = pathlib.Path(source_dir)
     problems = []
+    every_key = {}
     for solution in sorted(root.glob("solutions/*/answers.toml")):
         lab = root / "labs" / solution.parent.name
         keys = dict(flatten(tomllib.loads(solution.read_text())))
-        files = [(lab / "README.md", False), (lab / "answers.toml", True)]
-        for path, comments_only in files:
-            if not path.exists():
-                continue
-            for number, line in enumerate(path.read_text().splitlines(), 1):
-                text = line
-                if comments_only:
-                    if not line.lstrip().startswith("#"):
-                        continue
-                for key, value in keys.items():
-                    for pattern in forms(key, value):
-                        if re.search(pattern, text):
-                            problems.append(f"{path.relative_to(root)}:{number}: prints the answer to {key} "
-                                            f"({value}): {line.strip()[:120]}")
-                            break
+        every_key.update({f"{solution.parent.name}/{k}": v for k, v in keys.items()})
+        for path, comments_only in [(lab / "README.md", False), (lab / "answers.toml", True)]:
+            if path.exists():
+                scan(path, str(path.relative_to(root)), keys, comments_only, problems)
+    for output in outputs:
+        scan(pathlib.Path(output), output, every_key, False, problems, calc_output=True)
     for p in problems:
         print("FAIL " + p)
     print(f"{len(problems)} printed answer(s)" if problems else "ok: no handout or answers.toml prints a graded answer")
@@ -99,4 +114,4 @@ def main(source_dir):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[1], sys.argv[2:]))

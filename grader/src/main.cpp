@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -10,6 +11,9 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <regex>
+#include <set>
+#include <variant>
 
 #include <CLI/CLI.hpp>
 #include <toml++/toml.h>
@@ -111,6 +115,10 @@ int expect_outcome(const RunReport& r, const std::string& expect) {
     return ok ? kExitPassed : kExitFailed;
 }
 
+struct ClassConfig;
+ClassConfig read_class_config(const std::string& source_dir);
+void redact_graded(gpulab::models::Derivation& d);
+
 // `grader calc`: the chapter's models as a calculator. Parameters are model-specific, so they are
 // parsed here rather than by CLI11: --name value (or --name=value); --device, --json, --help.
 int calc_main(const std::vector<std::string>& args) {
@@ -155,7 +163,8 @@ int calc_main(const std::vector<std::string>& args) {
             std::cout << m::calc_help(m::calc_model(model));
             return kExitPassed;
         }
-        const m::Derivation d = m::calculate(model, params, device);
+        m::Derivation d = m::calculate(model, params, device);
+        redact_graded(d);
         if (json) std::cout << m::to_json(d).dump(2) << "\n";
         else std::cout << m::to_text(d);
         return kExitPassed;
@@ -199,6 +208,71 @@ ClassConfig read_class_config(const std::string& source_dir) {
         c.error = "class.toml:" + std::to_string(e.source().begin.line) + ": " + std::string(e.description());
     }
     return c;
+}
+
+// The calculator checks the student's working, it does not do the exercises: a derived quantity that
+// answers a graded question of a lab (at the stated case, or the student's own from class.toml) is shown
+// as graded instead of its value. Each lab's answers runner says which numbers answer which questions;
+// a quantity in bytes or FLOP is tried in the units the questions use (KiB, MiB, GiB, GFLOP). Small whole
+// numbers (up to 16) are everywhere and stay. Without a registry (no build) nothing is redacted.
+void redact_graded(gpulab::models::Derivation& d) {
+    namespace m = gpulab::models;
+    Registry reg;
+    try {
+        reg = load_registry(LABS_REGISTRY_PATH);
+    } catch (const std::exception&) {
+        return;
+    }
+    const ClassConfig config = read_class_config(reg.source_dir);
+    // A key's unit is in its name (traffic.mib_64x64, local_kib, gflop); a number answers it only in that unit.
+    const auto unit_of_key = [](const std::string& key) {
+        for (const char* u : {"kib", "mib", "gib", "gflop", "bytes"})
+            if (std::regex_search(key, std::regex(std::string("(^|[._])") + u + "([._]|$)"))) return std::string(u);
+        return std::string();  // a count or a ratio
+    };
+    std::map<std::string, std::set<std::pair<std::size_t, std::string>>> candidates;  // number -> (quantity, unit)
+    for (std::size_t i = 0; i < d.quantities.size(); ++i) {
+        const m::Quantity& q = d.quantities[i];
+        if (q.kind == m::QuantityKind::input || !std::holds_alternative<double>(q.value)) continue;
+        const double v = std::get<double>(q.value);
+        std::string own;  // the quantity's own unit as the keys name it; "" for counts and ratios
+        for (const auto& [unit, tag] : {std::pair{"KiB", "kib"}, {"MiB", "mib"}, {"GiB", "gib"}, {"GFLOP", "gflop"},
+                                        {"bytes", "bytes"}, {"FLOP", "flop"}})
+            if (q.unit == unit) own = tag;
+        std::vector<std::pair<double, std::string>> forms{{v, own}};
+        if (q.unit == "bytes") forms.insert(forms.end(), {{v / 1024, "kib"}, {v / (1024.0 * 1024), "mib"}, {v / (1024.0 * 1024 * 1024), "gib"}});
+        if (q.unit == "FLOP") forms.push_back({v / 1e9, "gflop"});
+        for (const auto& [f, tag] : forms) {
+            if (!std::isfinite(f) || (f == std::round(f) && std::fabs(f) <= 16)) continue;
+            char buf[40];
+            std::snprintf(buf, sizeof buf, "%.17g", f);
+            candidates[buf].insert({i, tag});
+        }
+    }
+    if (candidates.empty()) return;
+    std::string list;
+    for (const auto& [text, where] : candidates) list += (list.empty() ? "" : ",") + text;
+    std::map<std::size_t, std::string> graded;  // quantity -> "lab 03 traffic.mib_64x64"
+    for (const LabEntry& lab : reg.labs) {
+        std::vector<std::string> argv = lab.runner_answers;
+        argv.insert(argv.end(), {"--which-keys", list});
+        if (!config.student.empty())
+            argv.insert(argv.end(), {"--student", config.student, "--course-seed", std::to_string(config.course_seed)});
+        const ChildOutcome o = run_child(argv, 30);
+        for (const std::string& line : split_lines(o.output)) {
+            const auto space = line.find(' ');
+            if (space == std::string::npos) continue;
+            const auto it = candidates.find(line.substr(0, space));
+            if (it == candidates.end()) continue;
+            const std::string key = line.substr(space + 1);
+            for (const auto& [i, tag] : it->second)
+                if (tag == unit_of_key(key) && !graded.count(i)) graded[i] = "lab " + lab.id + " " + key;
+        }
+    }
+    for (const auto& [i, which] : graded) {
+        d.quantities[i].value = "(graded: " + which + " — work it out)";
+        d.quantities[i].unit.clear();
+    }
 }
 
 // `grader exercises`: writes each exercise case of the selected labs (the stated one, or the student's own)

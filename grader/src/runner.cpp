@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -413,6 +414,10 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
     app.add_flag("--plan", opts.plan_only, "Send the plan and stop");
     app.add_option("--only", opts.only, "Run only these checks (ids separated by commas; required checks run too)");
     app.add_option("--own-symbols", opts.own_symbols_file, "Symbols the graded code's objects define (from the grader)");
+    std::string which_keys;
+    app.add_option("--which-keys", which_keys,
+                   "Print which numeric questions each of these numbers (comma-separated) answers, and stop (the "
+                   "grader's calculator uses it to leave graded answers out of its output)");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -426,6 +431,29 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
         return 2;
     }
     Emitter emitter(out);
+    if (!which_keys.empty()) {
+        Lab lab(opts.seed);
+        register_fn(lab);
+        Context ctx;
+        ctx.student = opts.student;
+        ctx.course_seed = opts.course_seed;
+        for (std::size_t at = 0; at != std::string::npos;) {
+            const std::size_t comma = which_keys.find(',', at);
+            const std::string text = which_keys.substr(at, comma == std::string::npos ? comma : comma - at);
+            at = comma == std::string::npos ? comma : comma + 1;
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            if (text.empty() || end == nullptr || *end != '\0') continue;
+            for (std::size_t i = 0; i < lab.checks().size(); ++i) {
+                const AnswerDecl& a = lab.entries()[i].answer;
+                if (lab.checks()[i].kind != CheckKind::answer || !a.number_key) continue;
+                const double key = a.number_key(ctx);
+                if (std::fabs(v - key) <= std::max(a.rel_tol, 1e-9) * std::fabs(key))
+                    std::printf("%s %s\n", text.c_str(), lab.checks()[i].id.c_str());
+            }
+        }
+        return 0;
+    }
     try {
         if (!ceilings_file.empty()) {
             std::ifstream f(ceilings_file);

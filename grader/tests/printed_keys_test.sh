@@ -1,21 +1,50 @@
 #!/usr/bin/env sh
-# printed_keys_test.sh SOURCE_DIR WORK PYTHON
-# No lab's handout or answers.toml prints the answer to one of its graded questions
-# (grader/scripts/check_printed_keys.py), and the check can fail: a copy of lab 00 with the answer to
-# its stated case planted in the handout, and one with it in an answers.toml comment, must be caught.
+# printed_keys_test.sh SOURCE_DIR WORK PYTHON GRADER
+# No lab's handout or answers.toml prints the answer to one of its graded questions, nor does `grader calc`
+# for the graded parameters (grader/scripts/check_printed_keys.py); and the check can fail: a copy of lab 00
+# with the answer to its stated case planted in the handout, and one with it in an answers.toml comment,
+# must be caught.
 set -u
-src=$1 work=$2 python=$3
+src=$1 work=$2 python=$3 grader=$4
 check="$src/grader/scripts/check_printed_keys.py"
-"$python" "$check" "$src" || exit 1
+mkdir -p "$work"
+i=0
+while read -r args; do  # the chapter's cases and the stated cases of labs 03 and 05
+  i=$((i + 1))
+  eval "\"$grader\" calc $args" > "$work/calc$i.txt" || { echo "FAIL: grader calc $args"; exit 1; }
+done <<'CALLS'
+tile-traffic --tile-m 32 --tile-n 32
+tile-traffic --tile-m 64 --tile-n 64
+tile-traffic --tile-m 128 --tile-n 128
+tile-traffic --tile-m 64 --tile-n 128 --device "RTX PRO 6000"
+tile-traffic --m 3072 --tile-m 192 --tile-n 64 --tile-k 16
+tile-traffic --m 3072 --tile-m 192 --tile-n 64 --tile-k 16 --device "RTX PRO 6000"
+fusion-chain
+fusion-chain --split fused
+fusion-chain --split 2,1
+fusion-chain --quant-bytes 0
+fusion-chain --quant-bytes 0 --split fused
+fusion-chain --rows 2560 --width 13312
+fusion-chain --rows 2560 --width 13312 --split fused
+fusion-chain --rows 2560 --width 13312 --split 2,1
+quant-gemm
+CALLS
+"$python" "$check" "$src" "$work"/calc*.txt || exit 1
+# ... and a calculator output that showed an answer would be caught.
+mib=$("$python" -c "import tomllib,sys; print(tomllib.load(open(sys.argv[1],'rb'))['traffic']['mib_64x64'])" \
+      "$src/solutions/03_tiling/answers.toml")
+printf 'results\n  traffic_mib    %s    MiB    = traffic_bytes / 2^20\n' "$mib" > "$work/planted.txt"
+if "$python" "$check" "$src" "$work/planted.txt" > /dev/null; then echo "FAIL: a calculator output with an answer went unnoticed"; exit 1; fi
+echo "ok   a calculator output that shows an answer is caught"
 for where in README.md answers.toml; do
-  rm -rf "$work"
-  mkdir -p "$work/labs" "$work/solutions"
-  cp -r "$src/labs/00_warmup" "$work/labs/"
-  cp -r "$src/solutions/00_warmup" "$work/solutions/"
-  "$python" "$check" "$work" > /dev/null || { echo "FAIL: the clean copy is flagged"; exit 1; }
+  rm -rf "$work/copy"
+  mkdir -p "$work/copy/labs" "$work/copy/solutions"
+  cp -r "$src/labs/00_warmup" "$work/copy/labs/"
+  cp -r "$src/solutions/00_warmup" "$work/copy/solutions/"
+  "$python" "$check" "$work/copy" > /dev/null || { echo "FAIL: the clean copy is flagged"; exit 1; }
   key=$("$python" -c "import tomllib,sys; print(tomllib.load(open(sys.argv[1],'rb'))['vector_add']['case']['grid_blocks'])" \
-        "$work/solutions/00_warmup/answers.toml")
-  echo "# so the launch takes $key blocks" >> "$work/labs/00_warmup/$where"
-  if "$python" "$check" "$work" > /dev/null; then echo "FAIL: an answer planted in $where went unnoticed"; exit 1; fi
+        "$work/copy/solutions/00_warmup/answers.toml")
+  echo "# so the launch takes $key blocks" >> "$work/copy/labs/00_warmup/$where"
+  if "$python" "$check" "$work/copy" > /dev/null; then echo "FAIL: an answer planted in $where went unnoticed"; exit 1; fi
   echo "ok   an answer planted in $where is caught"
 done
