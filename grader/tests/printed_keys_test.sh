@@ -17,8 +17,8 @@ tile-traffic --tile-m 32 --tile-n 32
 tile-traffic --tile-m 64 --tile-n 64
 tile-traffic --tile-m 128 --tile-n 128
 tile-traffic --tile-m 64 --tile-n 128 --device "RTX PRO 6000"
-tile-traffic --m 3072 --tile-m 192 --tile-n 64 --tile-k 16
-tile-traffic --m 3072 --tile-m 192 --tile-n 64 --tile-k 16 --device "RTX PRO 6000"
+tile-traffic --m 3072 --n 12288 --k 4096 --tile-m 192 --tile-n 64 --tile-k 16
+tile-traffic --m 3072 --n 12288 --k 4096 --tile-m 192 --tile-n 64 --tile-k 16 --device "RTX PRO 6000"
 fusion-chain
 fusion-chain --split fused
 fusion-chain --split 2,1

@@ -73,11 +73,13 @@ void register_answers(Lab& lab) {
                                      .resident_tiles_per_sm);
                });
 
-    // The case: C[M, 12288] = A[M, 4096] · W[4096, 12288] (BF16, FP32 accumulators) with m × n output tiles
-    // advanced k at a time. M is a multiple of every tile height drawn, so tiles are whole.
-    lab.exercise_case("tile", "C = A·W with A [M, 4096], W [4096, 12288], BF16; m × n output tiles, k at a time",
-                      {{"M", 3072, 768, 8448, 768}, {"m", 192, 64, 256, 64}, {"n", 64, 64, 256, 64}, {"k", 16, 16, 64, 16}});
-    const auto shape = [](const CaseValues& v) { return models::GemmShape{v.at("M"), 4096, 12288, 2, 2, 2, 4}; };
+    // The case: C[M, N] = A[M, K] · W[K, N] (BF16, FP32 accumulators) with m × n output tiles advanced k at
+    // a time. M and N are multiples of 768, so of every tile side drawn, and K of every k: tiles are whole.
+    // (The intensity depends on m, n and K alone, so all three vary.)
+    lab.exercise_case("tile", "C = A·W with A [M, K], W [K, N], BF16; m × n output tiles, k at a time",
+                      {{"M", 3072, 768, 8448, 768}, {"N", 12288, 6144, 24576, 768}, {"K", 4096, 2048, 8192, 512},
+                       {"m", 192, 64, 256, 64}, {"n", 64, 64, 256, 64}, {"k", 16, 16, 64, 16}});
+    const auto shape = [](const CaseValues& v) { return models::GemmShape{v.at("M"), v.at("K"), v.at("N"), 2, 2, 2, 4}; };
     const auto tile = [](const CaseValues& v) { return models::Tile{v.at("m"), v.at("n"), v.at("k")}; };
     lab.number_for_case("tile", "case.local_kib", "Local storage S of one tile (KiB)", 1.7, 0.0, [=](const CaseValues& v) {
         return models::local_storage(shape(v), tile(v)).total_bytes / kKiB;
