@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <csignal>
 #include <cerrno>
 #include <cmath>
 #include <chrono>
@@ -172,6 +173,11 @@ Spawned spawn(const std::vector<std::string>& argv, const ChannelKey& key, Child
         out.output = std::string("pipe failed: ") + std::strerror(errno);
         return c;
     }
+    // A child that exits before it reads its key (a failed exec, a program that ends at once) must not take
+    // the grader with it: writing to a pipe nobody reads gives EPIPE here, not SIGPIPE. The child gets the
+    // default disposition back before exec.
+    static const bool sigpipe_ignored = [] { return std::signal(SIGPIPE, SIG_IGN) != SIG_ERR; }();
+    (void)sigpipe_ignored;
     const pid_t pid = fork();
     if (pid < 0) {
         out.spawn_failed = true;
@@ -179,6 +185,7 @@ Spawned spawn(const std::vector<std::string>& argv, const ChannelKey& key, Child
         return c;
     }
     if (pid == 0) {
+        std::signal(SIGPIPE, SIG_DFL);
         setpgid(0, 0);
         // Lift the ends the child keeps above every target number first, so no dup2 overwrites another.
         const int report_w = fcntl(report[1], F_DUPFD, 64), output_w = fcntl(output[1], F_DUPFD, 64);
@@ -593,7 +600,11 @@ void retry_invalid(PartResult& part, const std::vector<std::string>& argv, const
         for (const CheckResult& c : part.checks)
             if (c.status == Status::invalid) ids += (ids.empty() ? "" : ",") + c.id;
         if (ids.empty()) return;
-        std::vector<std::string> again_argv = argv;
+        std::vector<std::string> again_argv;  // the same command, with --only naming the INVALID checks
+        for (std::size_t i = 0; i < argv.size(); ++i) {
+            if (argv[i] == "--only" && i + 1 < argv.size()) ++i;
+            else again_argv.push_back(argv[i]);
+        }
         again_argv.insert(again_argv.end(), {"--only", ids});
         const PartResult again = interpret(run_child(again_argv, opts.timeout_s, opts.verbose), "code", 0, opts.timeout_s);
         if (again.tampered) {  // whatever wrote on the channel voids the whole part, as in the first attempt
@@ -656,6 +667,7 @@ LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
         if (failure.empty()) {
             std::vector<std::string> argv = lab.runner_answers;
             argv.insert(argv.end(), {"--report-fd", "3", "--answers", file});
+            if (!opts.only_checks.empty()) argv.insert(argv.end(), {"--only", opts.only_checks});
             if (!opts.student.empty())
                 argv.insert(argv.end(), {"--student", opts.student, "--course-seed", std::to_string(opts.course_seed)});
             if (!opts.ceilings_file.empty()) argv.insert(argv.end(), {"--ceilings", opts.ceilings_file});
@@ -691,12 +703,13 @@ LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
                 argv.insert(argv.end(), {"--report-fd", "3", "--seed", std::to_string(opts.seed)});
                 if (!opts.ceilings_file.empty()) argv.insert(argv.end(), {"--ceilings", opts.ceilings_file});
                 if (!own_symbols.empty()) argv.insert(argv.end(), {"--own-symbols", own_symbols});
+                if (!opts.only_checks.empty()) argv.insert(argv.end(), {"--only", opts.only_checks});
                 part = interpret(run_child(argv, opts.timeout_s, opts.verbose), "code", lab.code_points, opts.timeout_s);
                 retry_invalid(part, argv, opts);
                 std::remove(own_symbols.c_str());
             }
         }
-        if (part.failure.empty()) {
+        if (part.failure.empty() && opts.only_checks.empty()) {  // with --only, a part of the plan runs
             double declared = 0;
             for (const CheckResult& c : part.checks) declared += c.max_points;
             if (std::fabs(declared - lab.code_points) > 1e-9)

@@ -1,6 +1,7 @@
 // Console, JSON and JUnit forms of a grading run.
 #include "grader/report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -70,6 +71,23 @@ std::string upper(std::string_view s) {
     return o;
 }
 
+// Why a check did not run, in a few words for its row (the message below the table says it in full).
+std::string short_reason(const CheckResult& c) {
+    const std::string& m = c.message;
+    if (c.status == Status::skipped) {
+        if (m.find("no CUDA device") != std::string::npos || m.find("no usable CUDA device") != std::string::npos)
+            return "no GPU here";
+        if (m.find("ceilings") != std::string::npos) return "needs a GPU's ceilings";
+        return "skipped";
+    }
+    for (const auto& [needle, words] : {std::pair{"hung", "hung (killed)"}, {"crashed", "crashed"},
+                                       {"did not compile", "did not compile"}, {"did not link", "did not link"},
+                                       {"code policy", "code policy"}, {"CUDA context was lost", "CUDA context lost"},
+                                       {"TAMPERED", "tampered channel"}})
+        if (m.find(needle) != std::string::npos) return words;
+    return "not run";
+}
+
 }  // namespace
 
 double RunReport::points() const {
@@ -91,6 +109,10 @@ double RunReport::pending_points() const {
 }
 
 bool RunReport::all_passed() const {
+    return all_that_ran_passed() && pending_points() == 0;
+}
+
+bool RunReport::all_that_ran_passed() const {
     for (const LabResult& l : labs) {
         if (!l.failures.empty()) return false;
         for (const CheckResult& c : l.checks)
@@ -126,7 +148,7 @@ nlohmann::json to_json(const RunReport& r) {
             {"ceilings", r.ceilings},
             {"totals",
              {{"points", r.points()}, {"max_points", r.max_points()}, {"pending_points", r.pending_points()},
-              {"all_passed", r.all_passed()}}},
+              {"all_passed", r.all_passed()}, {"all_that_ran_passed", r.all_that_ran_passed()}}},
             {"labs", labs}};
     if (!r.submission.is_null()) j["submission"] = r.submission;
     if (!r.student.is_null()) j["student"] = r.student;
@@ -231,23 +253,61 @@ void print_report(std::ostream& out, const RunReport& r, bool colour, bool verbo
     }
     for (const LabResult& l : r.labs) {
         out << "\n" << bold << "Lab " << l.id << " — " << l.title << reset << "  (" << r.implementation << ")\n";
-        out << "  " << pad("check", 42) << pad("status", 13) << pad("measured", 24) << pad("target", 26) << "points\n";
+        // The id is the handouts' vocabulary (and what --only takes); the title says it in words. The target
+        // comes last, whole; a check that did not run says why in its row.
+        out << "  " << pad("check", 56) << pad("status", 13) << pad("measured", 24) << pad("points", 9) << "target\n";
         for (const CheckResult& c : l.checks) {
-            const std::string status = upper(to_string(c.status));
-            out << "  " << pad(c.title.empty() ? c.id : c.title, 42) << (colour ? colour_of(c.status) : "")
-                << pad(status, 13) << reset << pad(c.measured, 24) << pad(c.target, 26) << pts(c.points) << "/"
-                << pts(c.max_points) << "\n";
+            const std::string name = c.title.empty() || c.title == c.id ? c.id : c.id + "  " + c.title;
+            const std::string measured = c.status == Status::skipped || c.status == Status::not_run ? short_reason(c) : c.measured;
+            out << "  " << pad(name, 56) << (colour ? colour_of(c.status) : "") << pad(upper(to_string(c.status)), 13) << reset
+                << pad(measured, 24) << pad(pts(c.points) + "/" + pts(c.max_points), 9) << c.target << "\n";
         }
+        // Below the table, once each: what failed and why, with hints. Unanswered questions are counted, not
+        // listed again; a check that only repeats why the whole lab failed is left to the FAILED line.
         bool any = false;
+        std::size_t unanswered = 0;
+        struct Bullet {
+            std::vector<std::string> ids;
+            std::string message, hint;
+        };
+        std::vector<Bullet> bullets;
         for (const CheckResult& c : l.checks) {
+            if (c.status == Status::not_answered) {
+                ++unanswered;
+                continue;
+            }
             const bool show = c.status != Status::pass || verbose;
             if (!show || (c.message.empty() && c.hint.empty())) continue;
             if (c.status == Status::skipped && !verbose) continue;
+            const bool repeats_failure = std::any_of(l.failures.begin(), l.failures.end(), [&](const std::string& f) {
+                const auto colon = f.find(": ");
+                const std::string reason = colon == std::string::npos ? f : f.substr(colon + 2);
+                return !reason.empty() && c.message.find(reason.substr(0, std::min<std::size_t>(reason.size(), 60))) != std::string::npos;
+            });
+            if (repeats_failure && !verbose) continue;
+            // Checks that say the same thing are listed together, once.
+            const auto same = std::find_if(bullets.begin(), bullets.end(), [&](const Bullet& b) {
+                return b.message == c.message && b.hint == c.hint;
+            });
+            if (same != bullets.end()) same->ids.push_back(c.id);
+            else bullets.push_back({{c.id}, c.message, c.hint});
+        }
+        for (const Bullet& b : bullets) {
             if (!any) out << "\n";
             any = true;
-            out << "  " << dim << "•" << reset << " " << (c.title.empty() ? c.id : c.title) << ": " << c.message << "\n";
-            if (!c.hint.empty()) out << "      hint: " << c.hint << "\n";
+            std::string who = b.ids.front();
+            if (b.ids.size() > 1) {
+                who = std::to_string(b.ids.size()) + " checks (" + b.ids.front();
+                for (std::size_t i = 1; i < b.ids.size() && i < 3; ++i) who += ", " + b.ids[i];
+                who += b.ids.size() > 3 ? ", ...)" : ")";
+            }
+            out << "  " << dim << "•" << reset << " " << who << ": " << b.message << "\n";
+            if (!b.hint.empty()) out << "      hint: " << b.hint << "\n";
         }
+        if (unanswered > 0)
+            out << (any ? "" : "\n") << "  " << unanswered << " question" << (unanswered > 1 ? "s" : "")
+                << " not answered yet: fill in the lab's answers.toml (`grader " << l.id
+                << " --only answers` grades just the answers)\n";
         for (const std::string& w : l.warnings) out << "  " << (colour ? "\033[33m" : "") << "warning" << reset << ": " << w << "\n";
         for (const std::string& f : l.failures) out << "  " << (colour ? "\033[31m" : "") << "FAILED" << reset << " " << f << "\n";
         if (!l.failures.empty() && !l.output_tail.empty()) {

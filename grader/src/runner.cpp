@@ -1,6 +1,8 @@
 // The runner side of the grader: runs one lab's checks of one mode and reports them line by line.
 #include "grader/runner.hpp"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -173,6 +175,20 @@ std::string slip_hint(double given, double key, double rel_tol) {
     return "";
 }
 
+// What a TOML syntax error in answers.toml most likely means, from the offending line ("" when unsure).
+std::string answers_syntax_hint(const std::string& line) {
+    const auto eq = line.find('=');
+    const std::string value = eq == std::string::npos ? "" : line.substr(eq + 1);
+    if (std::count(line.begin(), line.end(), '"') % 2 == 1)
+        return " — a quoted word is missing its closing quote (write \"memory\")";
+    if (value.find('/') != std::string::npos && value.find('"') == std::string::npos)
+        return " — TOML has no fractions: write the decimal (1/12 → 0.0833)";
+    if (value.find('%') != std::string::npos) return " — write a fraction as a decimal (21% → 0.21)";
+    if (eq == std::string::npos && line.find('[') == std::string::npos)
+        return " — each answer is one line `key = value`";
+    return " — a number goes without quotes (42, 0.5, 1.2e3), a word in quotes (\"memory\")";
+}
+
 AnswerSheet read_answer_sheet(const std::string& path) {
     AnswerSheet sheet;
     sheet.file = path;
@@ -185,8 +201,16 @@ AnswerSheet read_answer_sheet(const std::string& path) {
         flatten(t, "", sheet.values);
     } catch (const toml::parse_error& err) {
         const auto& b = err.source().begin;
-        sheet.parse_error = std::filesystem::path(path).filename().string() + ":" + std::to_string(b.line) + ":" +
-                            std::to_string(b.column) + ": " + std::string(err.description());
+        // Name the lab's file (its folder and name), the place, what the parser says, and what it likely means.
+        const std::filesystem::path p(path);
+        const std::string where = (p.parent_path().filename() / p.filename()).string();
+        std::string line;
+        {
+            std::ifstream in(path);
+            for (std::size_t n = 0; n < b.line && std::getline(in, line);) ++n;
+        }
+        sheet.parse_error = where + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " +
+                            std::string(err.description()) + answers_syntax_hint(line);
     }
     return sheet;
 }
@@ -206,14 +230,9 @@ CheckResult grade_answer(const CheckDecl& decl, const AnswerDecl& answer, const 
     const bool is_choice = !answer.options.empty();
     r.target = is_choice ? "one of: " + options_list(answer.options)
                          : (answer.rel_tol > 0 ? "within " + num(100 * answer.rel_tol) + "%" : "exact");
-    if (answer.needs_ceilings && ctx.ceilings.empty()) {
-        r.status = Status::skipped;
-        r.message = "needs this GPU's ceilings, measured only when a CUDA device is present";
-        return r;
-    }
     if (!sheet.parse_error.empty()) {
         r.status = Status::error;
-        r.message = "answers file does not parse: " + sheet.parse_error;
+        r.message = "not graded: the answers file does not parse (see the warning)";
         return r;
     }
     const auto it = sheet.values.find(decl.id);
@@ -238,6 +257,11 @@ CheckResult grade_answer(const CheckDecl& decl, const AnswerDecl& answer, const 
         if (!known) {
             r.status = Status::error;
             r.message = "\"" + given + "\" is not an option; write one of: " + options_list(answer.options);
+            return r;
+        }
+        if (answer.needs_ceilings && ctx.ceilings.empty()) {  // a valid word, but nothing to compare it with here
+            r.status = Status::skipped;
+            r.message = "needs this GPU's ceilings, measured only when a CUDA device is present";
             return r;
         }
         const bool right = lower_trim(answer.choice_key(ctx)) == given;
@@ -266,14 +290,20 @@ CheckResult grade_answer(const CheckDecl& decl, const AnswerDecl& answer, const 
 }
 
 int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emitter& out) {
-    // --only: the checks named, and the correctness checks their performance checks require.
-    std::set<std::string> only;
+    // --only: the checks named (ids or globs such as 'correct.*'), and the correctness checks their
+    // performance checks require.
+    std::vector<std::string> patterns;
     for (std::size_t at = 0; !opts.only.empty() && at != std::string::npos;) {
         const std::size_t comma = opts.only.find(',', at);
         const std::string id = opts.only.substr(at, comma == std::string::npos ? comma : comma - at);
-        if (!id.empty()) only.insert(id);
+        if (!id.empty()) patterns.push_back(id);
         at = comma == std::string::npos ? comma : comma + 1;
     }
+    std::set<std::string> only;
+    for (const CheckDecl& d : lab.checks())
+        for (const std::string& p : patterns)
+            if (fnmatch(p.c_str(), d.id.c_str(), 0) == 0) only.insert(d.id);
+    if (!patterns.empty() && only.empty()) only.insert("");  // nothing matches: run nothing, not everything
     for (std::size_t i = 0; i < lab.checks().size(); ++i)
         if (only.count(lab.checks()[i].id) && lab.checks()[i].kind == CheckKind::performance &&
             !lab.entries()[i].perf.requires_check.empty())
@@ -314,10 +344,23 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
         std::set<std::string> declared;
         for (const CheckDecl& d : lab.checks())
             if (d.kind == CheckKind::answer) declared.insert(d.id);
-        for (const auto& [key, value] : sheet.values.items())
-            if (!declared.count(key))
-                out.send({{"type", "warning"},
-                          {"message", "unknown key '" + key + "' in " + sheet.file + " (typo? it is not graded)"}});
+        // Unknown keys: one warning, and if they are questions without their [section] line, say so.
+        std::string unknown, header;
+        for (const auto& [key, value] : sheet.values.items()) {
+            if (declared.count(key)) continue;
+            unknown += (unknown.empty() ? "'" : ", '") + key + "'";
+            for (const std::string& d : declared)
+                if (header.empty() && d.size() > key.size() && d.compare(d.size() - key.size(), key.size(), key) == 0 &&
+                    d[d.size() - key.size() - 1] == '.')
+                    header = d.substr(0, d.size() - key.size() - 1);
+        }
+        if (!unknown.empty())
+            out.send({{"type", "warning"},
+                      {"message", "unknown key" + std::string(unknown.find(',') != std::string::npos ? "s " : " ") + unknown +
+                                      " in " + sheet.file +
+                                      (header.empty() ? " (a typo? it is not graded)"
+                                                      : " — the [" + header + "] line above them is missing (they are "
+                                                        "graded only under it)")}});
         for (std::size_t i : order) {
             const CheckDecl& d = lab.checks()[i];
             out.send({{"type", "start"}, {"id", d.id}});
@@ -412,7 +455,8 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
     app.add_option("--course-seed", opts.course_seed, "The course's seed (with --student, draws each student's cases)");
     app.add_option("--ceilings", ceilings_file, "JSON with the ceilings the grader measured");
     app.add_flag("--plan", opts.plan_only, "Send the plan and stop");
-    app.add_option("--only", opts.only, "Run only these checks (ids separated by commas; required checks run too)");
+    app.add_option("--only", opts.only,
+                   "Run only these checks (ids or globs, separated by commas; the checks they require run too)");
     app.add_option("--own-symbols", opts.own_symbols_file, "Symbols the graded code's objects define (from the grader)");
     std::string which_keys;
     app.add_option("--which-keys", which_keys,

@@ -88,10 +88,19 @@ TEST_CASE("A syntax error names the file, line and column", "[answers]") {
     const std::string path = write_temp("[ex]\nblocks = 4\nratio = = 2\n");
     const AnswerSheet s = read_answer_sheet(path);
     REQUIRE_FALSE(s.parse_error.empty());
-    CHECK(s.parse_error.find(std::filesystem::path(path).filename().string() + ":3:") == 0);
+    // The lab's folder and the file, the line and column, and what to write instead.
+    const std::filesystem::path p(path);
+    CHECK(s.parse_error.find((p.parent_path().filename() / p.filename()).string() + ":3:") == 0);
+    CHECK(s.parse_error.find(" — ") != std::string::npos);
     const CheckResult r = grade_key(make_lab(), "ex.blocks", s);
     CHECK(r.status == Status::error);
-    CHECK(r.message.find(":3:") != std::string::npos);
+    CHECK(r.message.find("does not parse") != std::string::npos);
+}
+
+TEST_CASE("A syntax error says what it most likely means", "[answers]") {
+    CHECK(read_answer_sheet(write_temp("[ex]\nratio = 1/12\n")).parse_error.find("write the decimal") != std::string::npos);
+    CHECK(read_answer_sheet(write_temp("[ex]\nlimit = \"memory\n")).parse_error.find("closing quote") != std::string::npos);
+    CHECK(read_answer_sheet(write_temp("[ex]\nratio = 21%\n")).parse_error.find("21% → 0.21") != std::string::npos);
 }
 
 TEST_CASE("Answers that need measured ceilings are skipped without them", "[answers]") {

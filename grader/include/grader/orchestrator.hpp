@@ -128,6 +128,7 @@ struct GradeOptions {
     std::uint64_t seed = 0;              ///< seed passed to the code runners
     std::string ceilings_file;           ///< JSON with measured ceilings ("" when none)
     int retry_invalid = 0;               ///< regrade INVALID checks up to this many times (new process each)
+    std::string only_checks;             ///< grade only these checks: ids or globs, comma-separated ("" : all)
     std::string student;                 ///< student id: per-student exercise cases ("" : the stated cases)
     std::uint64_t course_seed = 0;       ///< the course's seed, which draws each student's cases
 };

@@ -37,8 +37,11 @@ struct RunReport {
     [[nodiscard]] double max_points() const;
     /** @brief Points of checks skipped for lack of a GPU. */
     [[nodiscard]] double pending_points() const;
-    /** @brief True when every check that ran passed and no lab failed as a whole. */
+    /** @brief True when every check ran and passed and no lab failed as a whole (nothing pending a GPU). */
     [[nodiscard]] bool all_passed() const;
+    /** @brief True when every check that ran passed and no lab failed as a whole (skipped checks allowed):
+     *  the exit code. */
+    [[nodiscard]] bool all_that_ran_passed() const;
 };
 
 /** @brief The JSON report (see docs/report-schema.json). */

@@ -1,0 +1,49 @@
+#!/usr/bin/env sh
+# newcomer_test.sh GRADER SOURCE_DIR WORK PYTHON
+# The mistakes a newcomer makes, each graded on a copy (a submission of lab 00's answers.toml), and the
+# message each must get: a fraction, a missing quote, a deleted [section] line, a word that is not an
+# option; unanswered questions counted once; one check rerun by its id; the JSON on stdout.
+set -u
+grader=$1 src=$2 work=$3 python=$4
+rm -rf "$work"
+mkdir -p "$work"
+problems=0
+expect() {  # expect NAME PATTERN FILE: the output must match the extended regex
+  if grep -Eq -- "$2" "$3"; then echo "ok   $1"; else echo "FAIL $1: no /$2/ in:"; sed 's/^/    | /' "$3"; problems=$((problems + 1)); fi
+}
+expect_not() {
+  if grep -Eq -- "$2" "$3"; then echo "FAIL $1: /$2/ in:"; sed 's/^/    | /' "$3"; problems=$((problems + 1)); else echo "ok   $1"; fi
+}
+answers="$src/labs/00_warmup/answers.toml"
+grade_answers() {  # grade_answers NAME SED_SCRIPT: lab 00's answers.toml edited by the script, graded
+  mkdir -p "$work/$1/labs/00_warmup"
+  sed "$2" "$answers" > "$work/$1/labs/00_warmup/answers.toml"
+  "$grader" 00 --submission "$work/$1" --only answers --no-color --no-ceilings > "$work/$1.txt" 2>&1
+}
+grade_answers fraction 's|^intensity_flop_per_byte = ""|intensity_flop_per_byte = 1/12|'
+expect "a fraction: the file, the line, and write a decimal" "00_warmup/answers.toml:[0-9]+:.*no fractions: write the decimal" "$work/fraction.txt"
+expect "... said once for all the questions it stops" "7 checks \(.*\): not graded: the answers file does not parse" "$work/fraction.txt"
+grade_answers quote 's|^grid_blocks_n1000_block256 = ""|grid_blocks_n1000_block256 = "4|'
+expect "a missing closing quote is named" "missing its closing quote" "$work/quote.txt"
+grade_answers header 's|^\[vector_add\]$||; s|^grid_blocks_n1000_block256 = ""|grid_blocks_n1000_block256 = 4|'
+expect "a deleted [section] line is named, in one warning" "the \[vector_add\] line above them is missing" "$work/header.txt"
+grade_answers option 's|^limited_by_on_this_gpu = ""|limited_by_on_this_gpu = "bandwidth"|'
+expect "a word that is not an option is an error, even without a GPU" "limited_by_on_this_gpu +ERROR" "$work/option.txt"
+expect "... and the options are named" "\"bandwidth\" is not an option; write one of: memory, compute" "$work/option.txt"
+grade_answers untouched 's|^$||'
+expect "unanswered questions are counted once" "7 questions not answered yet" "$work/untouched.txt"
+expect_not "... not listed again below the table" "• .*: not answered" "$work/untouched.txt"
+expect "the target column is whole" "one of: memory, compute$" "$work/untouched.txt"
+"$grader" 00 --only correct.n1000 --no-build --no-color --no-ceilings > "$work/only.txt" 2>&1
+expect "one check rerun by its id" "^  correct.n1000  c = a \+ b, n = 1000" "$work/only.txt"
+expect_not "... and no other" "correct.n1 |perf.copy_fraction|vector_add" "$work/only.txt"
+"$grader" 00 --only nothing.matches --no-build --no-color --no-ceilings > "$work/nomatch.txt" 2>&1
+expect "a pattern that matches nothing says so" "no check matches 'nothing.matches'" "$work/nomatch.txt"
+"$grader" 00 --only answers --no-build --no-color --no-ceilings --json - > "$work/stdout.json" 2> "$work/stderr.txt"
+if "$python" -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['totals']['all_passed'] is False" "$work/stdout.json"; then
+  echo "ok   --json - writes the JSON alone on stdout"
+else
+  echo "FAIL --json - did not write the JSON on stdout"; problems=$((problems + 1))
+fi
+expect "... and the table on stderr" "Lab 00" "$work/stderr.txt"
+[ $problems -eq 0 ]
