@@ -147,6 +147,14 @@ function(labs_add_lab folder)
     endif()
   endforeach()
   set(lab_dir "${PROJECT_SOURCE_DIR}/labs/${folder}")
+  # The grader's table and the handout name the lab alike: "# Lab NN — TITLE {#labNN}" heads the README.
+  if(EXISTS "${lab_dir}/README.md")
+    file(STRINGS "${lab_dir}/README.md" heading LIMIT_COUNT 1 ENCODING UTF-8)
+    if(NOT heading STREQUAL "# Lab ${id} — ${ARG_TITLE} {#lab${id}}")
+      message(FATAL_ERROR "labs_add_lab(${folder}): TITLE \"${ARG_TITLE}\" differs from the handout's heading "
+                          "\"${heading}\" (it must read: # Lab ${id} — ${ARG_TITLE} {#lab${id}})")
+    endif()
+  endif()
   set(solution_dir "${PROJECT_SOURCE_DIR}/solutions/${folder}")
   set(p lab${id})
   # The lab's usual file names are the defaults.

@@ -407,6 +407,11 @@ int run(int argc, char** argv) {
         for (const LabEntry& l : reg.labs) {
             std::cout << l.id << "  " << l.name << "  — " << l.title << "\n";
             for (const std::string& f : l.student_files) std::cout << "      edit: " << f << "\n";
+            if (!l.answers_student.empty()) {
+                std::string answers = l.answers_student;
+                if (!reg.source_dir.empty() && answers.rfind(reg.source_dir + "/", 0) == 0) answers.erase(0, reg.source_dir.size() + 1);
+                std::cout << "      answer: " << answers << "\n";
+            }
         }
         return kExitPassed;
     }

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
@@ -511,9 +512,14 @@ namespace {
 
 // Builds with `command`; on failure returns the reason with the compiler's first error lines.
 std::string build(const std::vector<std::string>& command, const std::string& what, const GradeOptions& opts,
-                  std::string& tail) {
+                  std::string& tail, double* seconds = nullptr) {
     if (!opts.build || command.empty()) return "";
+    // On a terminal, say what is being built while it builds (minutes on a small machine); elsewhere stay quiet.
+    const bool terminal = isatty(2) != 0 && !opts.verbose;
+    if (terminal) std::fprintf(stderr, "  building %s ...\r", what.c_str());
     const ChildOutcome b = run_child(command, std::max(opts.timeout_s, 900.0), opts.verbose);
+    if (terminal) std::fprintf(stderr, "\033[2K\r");
+    if (seconds != nullptr) *seconds = b.seconds;
     if (!b.timed_out && b.signal == 0 && b.exit_code == 0 && !b.spawn_failed) return "";
     // The linker speaks last: "undefined reference" with no compiler error before it means the code
     // compiled but a function the checks call is missing or was renamed.
@@ -694,7 +700,17 @@ LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
                                         : "no runner for the student's code";
         } else {
             std::string tail, own_symbols;
-            part.failure = build(build_cmd, label, opts, tail);
+            double build_seconds = 0;
+            part.failure = build(build_cmd, label, opts, tail, &build_seconds);
+            if (part.failure.empty() && opts.build) {
+                std::string files;
+                for (const std::string& f : lab.student_files)
+                    files += (files.empty() ? "" : ", ") + std::filesystem::path(f).filename().string();
+                char buf[64];
+                std::snprintf(buf, sizeof buf, " (built in %.0f s)", build_seconds);
+                res.notes.push_back((solution ? "the reference solution" : files.empty() ? "the code" : files) +
+                                    " compiled and linked" + buf);
+            }
             part.output_tail = tail;
             if (part.failure.empty())
                 part.failure = check_code_policy(lab, objects, own_symbols);

@@ -132,6 +132,7 @@ nlohmann::json to_json(const RunReport& r) {
                         {"points", l.points()},
                         {"max_points", l.max_points()},
                         {"pending_points", l.pending_points()},
+                        {"notes", l.notes},
                         {"failures", l.failures},
                         {"warnings", l.warnings},
                         {"output_tail", l.output_tail},
@@ -253,6 +254,7 @@ void print_report(std::ostream& out, const RunReport& r, bool colour, bool verbo
     }
     for (const LabResult& l : r.labs) {
         out << "\n" << bold << "Lab " << l.id << " — " << l.title << reset << "  (" << r.implementation << ")\n";
+        for (const std::string& n : l.notes) out << "  " << (colour ? "\033[32m" : "") << "✓" << reset << " " << n << "\n";
         // The id is the handouts' vocabulary (and what --only takes); the title says it in words. The target
         // comes last, whole; a check that did not run says why in its row.
         out << "  " << pad("check", 56) << pad("status", 13) << pad("measured", 24) << pad("points", 9) << "target\n";

@@ -139,6 +139,7 @@ struct LabResult {
     std::string name;                    ///< lab name
     std::string title;                   ///< lab title
     std::vector<CheckResult> checks;     ///< answers first, then code checks
+    std::vector<std::string> notes;      ///< what went right that a student wants to know ("vector_add.cu compiled")
     std::vector<std::string> warnings;   ///< warnings from the runners
     std::vector<std::string> failures;   ///< part-level failures (compile error, crash, hang, ...)
     std::string output_tail;             ///< output of a failed child, for diagnosis
