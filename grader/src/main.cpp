@@ -13,6 +13,7 @@
 #include <optional>
 #include <regex>
 #include <set>
+#include <thread>
 #include <variant>
 
 #include <CLI/CLI.hpp>
@@ -172,6 +173,36 @@ int calc_main(const std::vector<std::string>& args) {
         std::cerr << "grader calc: " << e.what() << "\n";
         return kExitUsage;
     }
+}
+
+// The files a student edits in the selected labs (editable files and answers.toml), where they are: in the
+// course tree, or in a submission's folder.
+std::vector<std::filesystem::path> watched_files(const Registry& reg, const std::vector<LabEntry>& labs,
+                                                 const std::string& submission) {
+    std::vector<std::filesystem::path> out;
+    const std::filesystem::path root = submission.empty() ? std::filesystem::path(reg.source_dir) : std::filesystem::path(submission);
+    for (const LabEntry& l : labs) {
+        for (const std::string& f : l.student_files) out.push_back(root / f);
+        out.push_back(submission.empty() ? std::filesystem::path(l.answers_student) : root / l.dir / "answers.toml");
+    }
+    return out;
+}
+
+// Waits until one of @p files changes (its time or size; appearing or disappearing counts), polling.
+void wait_for_change(const std::vector<std::filesystem::path>& files) {
+    const auto stamp = [&] {
+        std::vector<std::pair<long long, long long>> s;
+        for (const auto& f : files) {
+            std::error_code e1, e2;
+            const auto t = std::filesystem::last_write_time(f, e1);
+            const auto n = std::filesystem::file_size(f, e2);
+            s.emplace_back(e1 ? -1 : static_cast<long long>(t.time_since_epoch().count()), e2 ? -1 : static_cast<long long>(n));
+        }
+        return s;
+    };
+    const auto before = stamp();
+    while (stamp() == before) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // let an editor finish writing
 }
 
 // The registry and the labs the selectors pick; false (after saying why) on an unknown lab. A missing
@@ -355,7 +386,8 @@ int run(int argc, char** argv) {
     std::uint64_t seed = 0;
     std::string json_file, junit_file, csv_file, only = "all", registry_path = LABS_REGISTRY_PATH, expect, submission;
     double timeout = 300;
-    int retry_invalid = 0;
+    int retry_invalid = 0, watch_rounds = 0;
+    bool watch = false;
     std::string student;
     std::optional<std::uint64_t> course_seed;
     app.add_option("labs", selectors, "Labs to grade, by number or name (e.g. 00, 5, fusion); default: all");
@@ -382,6 +414,10 @@ int run(int argc, char** argv) {
                    "stated cases)");
     app.add_option("--course-seed", course_seed, "The course's seed, which draws each student's cases (default: "
                                                  "[course] seed in class.toml)");
+    app.add_flag("--watch", watch,
+                 "After grading, wait until you save an editable file or answers.toml of these labs, then grade "
+                 "again (Ctrl-C stops)");
+    app.add_option("--watch-rounds", watch_rounds, "For tests: stop --watch after this many rounds")->group("");
     app.add_flag("--list", list, "List the labs and exit");
     app.add_flag("--verbose,-v", verbose, "Show every check's message and the labs' own output");
     app.add_flag("--no-build", no_build, "Do not rebuild the labs first");
@@ -416,12 +452,10 @@ int run(int argc, char** argv) {
         return kExitPassed;
     }
     if (seed == 0) seed = fresh_seed();
-
-    StagedSubmission staged;
-    if (!submission.empty()) {
-        staged = stage_submission(submission, reg, labs);
-        if (!staged.error.empty()) {
-            std::cerr << "grader: " << staged.error << "\n";
+    if (!submission.empty()) {  // a submission that cannot be staged is a usage error: say so before measuring
+        const StagedSubmission check = stage_submission(submission, reg, labs);
+        if (!check.error.empty()) {
+            std::cerr << "grader: " << check.error << "\n";
             return kExitUsage;
         }
     }
@@ -447,60 +481,84 @@ int run(int argc, char** argv) {
     opts.student = solution ? "" : student.empty() ? config.student : student;
     opts.course_seed = course_seed.value_or(config.course_seed);
 
-    RunReport report;
-    report.implementation = solution ? "solution" : !submission.empty() ? "submission" : "student";
-    if (!submission.empty()) report.submission = staged;
-    if (!opts.student.empty()) report.student = {{"id", opts.student}, {"course_seed", opts.course_seed}};
-    report.seed = seed;
-    report.started_at = now_iso8601();
+    // The ceilings are measured once, before the first round; each round grades the labs anew.
     Ceilings c;
     if (!no_ceilings) c = measure(reg, verbose);
     else c.reason = "ceilings not measured (--no-ceilings)";
-    report.gpu_available = c.available;
-    report.no_gpu_reason = c.available ? "" : c.reason;
-    report.fingerprint = c.fingerprint;
-    report.ceilings = c.ceilings;
     opts.ceilings_file = c.file;
 
-    for (const LabEntry& lab : labs) {
-        std::cerr << "Grading lab " << lab.id << " (" << lab.name << "), " << report.implementation << " ...\n";
-        report.labs.push_back(grade_lab(lab, opts));
-    }
-    if (!c.file.empty()) std::remove(c.file.c_str());
-
-    // `--json -` writes the JSON to stdout; the table then goes to stderr, so that stdout is JSON alone.
-    const bool json_stdout = json_file == "-";
-    std::ostream& table = json_stdout ? std::cerr : std::cout;
-    const bool colour = !no_colour && isatty(json_stdout ? 2 : 1) && std::getenv("NO_COLOR") == nullptr;
-    print_report(table, report, colour, verbose);
-    if (!opts.only_checks.empty()) {
-        std::size_t graded = 0;
-        for (const LabResult& l : report.labs) graded += l.checks.size();
-        if (graded == 0) {
-            std::cerr << "grader: no check matches '" << opts.only_checks
-                      << "' (the first column of the table shows each check's id)\n";
-            return kExitUsage;
+    // One round: stage the submission (again, when watching), grade the labs, print and write the reports.
+    const auto grade_round = [&]() -> int {
+        StagedSubmission staged;
+        if (!submission.empty()) {
+            staged = stage_submission(submission, reg, labs);
+            if (!staged.error.empty()) {
+                std::cerr << "grader: " << staged.error << "\n";
+                return kExitUsage;
+            }
         }
+        RunReport report;
+        report.implementation = solution ? "solution" : !submission.empty() ? "submission" : "student";
+        if (!submission.empty()) report.submission = staged;
+        if (!opts.student.empty()) report.student = {{"id", opts.student}, {"course_seed", opts.course_seed}};
+        report.seed = seed;
+        report.started_at = now_iso8601();
+        report.gpu_available = c.available;
+        report.no_gpu_reason = c.available ? "" : c.reason;
+        report.fingerprint = c.fingerprint;
+        report.ceilings = c.ceilings;
+        for (const LabEntry& lab : labs) {
+            std::cerr << "Grading lab " << lab.id << " (" << lab.name << "), " << report.implementation << " ...\n";
+            report.labs.push_back(grade_lab(lab, opts));
+        }
+
+        // `--json -` writes the JSON to stdout; the table then goes to stderr, so that stdout is JSON alone.
+        const bool json_stdout = json_file == "-";
+        std::ostream& table = json_stdout ? std::cerr : std::cout;
+        const bool colour = !no_colour && isatty(json_stdout ? 2 : 1) && std::getenv("NO_COLOR") == nullptr;
+        print_report(table, report, colour, verbose);
+        if (!opts.only_checks.empty()) {
+            std::size_t graded = 0;
+            for (const LabResult& l : report.labs) graded += l.checks.size();
+            if (graded == 0) {
+                std::cerr << "grader: no check matches '" << opts.only_checks
+                          << "' (the first column of the table shows each check's id)\n";
+                return kExitUsage;
+            }
+        }
+        if (json_stdout) {
+            std::cout << to_json(report).dump(2) << "\n";
+        } else if (!json_file.empty()) {
+            std::ofstream f(json_file);
+            f << to_json(report).dump(2) << "\n";
+            if (!f) throw std::runtime_error("cannot write " + json_file);
+        }
+        if (!junit_file.empty()) {
+            std::ofstream f(junit_file);
+            f << to_junit(report);
+            if (!f) throw std::runtime_error("cannot write " + junit_file);
+        }
+        if (!csv_file.empty()) {
+            std::ofstream f(csv_file);
+            f << to_csv(report);
+            if (!f) throw std::runtime_error("cannot write " + csv_file);
+        }
+        if (!expect.empty()) return expect_outcome(report, expect);
+        return report.all_that_ran_passed() ? kExitPassed : kExitFailed;
+    };
+    // `--watch`: after each round, wait until an editable file or answers.toml of the graded labs changes.
+    const std::vector<std::filesystem::path> watched = watched_files(reg, labs, submission);
+    for (int round = 1;; ++round) {
+        const int rc = grade_round();
+        if (!watch || (watch_rounds > 0 && round >= watch_rounds)) {
+            if (!c.file.empty()) std::remove(c.file.c_str());
+            return rc;
+        }
+        std::cerr << "\nwatching " << watched.size() << " file(s) of lab" << (labs.size() > 1 ? "s" : "");
+        for (const LabEntry& l : labs) std::cerr << " " << l.id;
+        std::cerr << ": save one to regrade (Ctrl-C stops)\n";
+        wait_for_change(watched);
     }
-    if (json_stdout) {
-        std::cout << to_json(report).dump(2) << "\n";
-    } else if (!json_file.empty()) {
-        std::ofstream f(json_file);
-        f << to_json(report).dump(2) << "\n";
-        if (!f) throw std::runtime_error("cannot write " + json_file);
-    }
-    if (!junit_file.empty()) {
-        std::ofstream f(junit_file);
-        f << to_junit(report);
-        if (!f) throw std::runtime_error("cannot write " + junit_file);
-    }
-    if (!csv_file.empty()) {
-        std::ofstream f(csv_file);
-        f << to_csv(report);
-        if (!f) throw std::runtime_error("cannot write " + csv_file);
-    }
-    if (!expect.empty()) return expect_outcome(report, expect);
-    return report.all_that_ran_passed() ? kExitPassed : kExitFailed;
 }
 
 }  // namespace

@@ -46,4 +46,18 @@ else
   echo "FAIL --json - did not write the JSON on stdout"; problems=$((problems + 1))
 fi
 expect "... and the table on stderr" "Lab 00" "$work/stderr.txt"
+# --watch: a second round starts when the answers file is saved, and grades the new answer.
+mkdir -p "$work/watch/labs/00_warmup"
+cp "$answers" "$work/watch/labs/00_warmup/answers.toml"
+"$grader" 00 --submission "$work/watch" --only answers --no-color --no-ceilings --watch --watch-rounds 2 \
+  > "$work/watch.txt" 2>&1 &
+watcher=$!
+i=0
+until grep -q "watching" "$work/watch.txt" 2>/dev/null || [ $i -gt 300 ]; do i=$((i + 1)); sleep 0.1; done
+sed -i 's|^grid_blocks_n1000_block256 = ""|grid_blocks_n1000_block256 = 4|' "$work/watch/labs/00_warmup/answers.toml"
+i=0
+while kill -0 $watcher 2>/dev/null && [ $i -le 600 ]; do i=$((i + 1)); sleep 0.1; done
+kill $watcher 2>/dev/null
+expect "--watch waits for a save" "watching 2 file\(s\) of lab 00: save one to regrade" "$work/watch.txt"
+expect "... and grades the saved answer" "vector_add.grid_blocks_n1000_block256 +PASS" "$work/watch.txt"
 [ $problems -eq 0 ]
