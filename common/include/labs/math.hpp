@@ -7,8 +7,10 @@
 #include <cstdint>
 
 #if defined(__CUDACC__)
+/// Marks a function callable from host and device code (`__host__ __device__` under nvcc, nothing else).
 #define LABS_HD __host__ __device__
 #else
+/// Marks a function callable from host and device code (`__host__ __device__` under nvcc, nothing else).
 #define LABS_HD
 #endif
 
