@@ -312,7 +312,13 @@ void print_report(std::ostream& out, const RunReport& r, bool colour, bool verbo
                 << " --only answers` grades just the answers)\n";
         for (const std::string& w : l.warnings) out << "  " << (colour ? "\033[33m" : "") << "warning" << reset << ": " << w << "\n";
         for (const std::string& f : l.failures) out << "  " << (colour ? "\033[31m" : "") << "FAILED" << reset << " " << f << "\n";
-        if (!l.failures.empty() && !l.output_tail.empty()) {
+        // A compiler's first errors are in the FAILED line already; its whole output only with --verbose.
+        const bool build_failure = std::any_of(l.failures.begin(), l.failures.end(), [](const std::string& f) {
+            return f.find("did not compile") != std::string::npos || f.find("did not link") != std::string::npos;
+        });
+        if (build_failure && !verbose && !l.output_tail.empty())
+            out << "  (--verbose shows the compiler's whole output)\n";
+        if (!l.failures.empty() && !l.output_tail.empty() && (verbose || !build_failure)) {
             out << "  last output:\n";
             std::istringstream in(l.output_tail);
             std::string line;

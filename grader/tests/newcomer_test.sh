@@ -46,6 +46,14 @@ else
   echo "FAIL --json - did not write the JSON on stdout"; problems=$((problems + 1))
 fi
 expect "... and the table on stderr" "Lab 00" "$work/stderr.txt"
+# Code that does not compile: its first error, said once (the compiler's whole output with --verbose).
+mkdir -p "$work/broken/labs/00_warmup"
+sed '0,/{/s/{/{ this is not C++;/' "$src/labs/00_warmup/vector_add.cu" > "$work/broken/labs/00_warmup/vector_add.cu"
+"$grader" 00 --submission "$work/broken" --only code --no-color --no-ceilings > "$work/broken.txt" 2>&1
+expect "a compile error: where and what" "did not compile" "$work/broken.txt"
+expect "... the compiler's line" "vector_add.cu\(?[0-9]+\)?: error" "$work/broken.txt"
+if [ "$(grep -c "error: expected" "$work/broken.txt")" -eq 1 ]; then echo "ok   ... once"; else
+  echo "FAIL the compile error is repeated:"; sed 's/^/    | /' "$work/broken.txt"; problems=$((problems + 1)); fi
 # --watch: a second round starts when the answers file is saved, and grades the new answer.
 mkdir -p "$work/watch/labs/00_warmup"
 cp "$answers" "$work/watch/labs/00_warmup/answers.toml"

@@ -3,6 +3,7 @@
 #include "labs/models/calc.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <array>
 #include <cstdint>
 #include <cmath>
@@ -363,6 +364,17 @@ Derivation calculate(std::string_view model_name, const std::map<std::string, st
         given[p.name] = format_number(*v);
     }
 
+    // A short name such as "A100" stands for one part of a family: say which one, not silently.
+    std::string note;
+    if (device_name && spec) {
+        const auto lower = [](std::string s) {
+            for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            return s;
+        };
+        if (lower(*device_name) != lower(spec->name))
+            note = "--device " + *device_name + " is the " + spec->name +
+                   " here (datasets/devices/" + spec->key + ".toml); another part needs a file of its own";
+    }
     Context ctx(model, std::move(given), std::move(origins), std::move(spec));
     try {
         entry.run(ctx);
@@ -371,7 +383,9 @@ Derivation calculate(std::string_view model_name, const std::map<std::string, st
     } catch (const DatasetError& e) {
         throw CalcError(model.name + ": " + e.what());
     }
-    return ctx.take();
+    Derivation d = ctx.take();
+    d.device_note = note;
+    return d;
 }
 
 std::string to_text(const Derivation& d) {
@@ -379,6 +393,7 @@ std::string to_text(const Derivation& d) {
     const CalcModel& m = calc_model(d.model);
     out << d.model << ": " << m.description << " (chapter " << m.chapter_section << ")\n";
     if (!d.device.empty()) out << "device: " << d.device_name << " [" << d.device << "]\n";
+    if (!d.device_note.empty()) out << "  (" << d.device_note << ")\n";
     std::size_t name_width = 0, value_width = 0, unit_width = 0;
     for (const Quantity& q : d.quantities) {
         name_width = std::max(name_width, display_width(q.name));
