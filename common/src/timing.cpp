@@ -67,6 +67,11 @@ struct EventPool {
     EventPool& operator=(const EventPool&) = delete;
 };
 
+TimingObserver& observer() {
+    static TimingObserver o;
+    return o;
+}
+
 bool done(const std::vector<std::vector<double>>& samples, const TimingOptions& opts, double total_ms) {
     const std::size_t n = samples.front().size();
     if (n < static_cast<std::size_t>(opts.min_reps)) return false;
@@ -125,6 +130,7 @@ std::vector<TimingResult> time_interleaved(const std::vector<const Enqueue*>& wo
                 total_ms += ms;
             }
         }
+        if (observer()) observer()(opts.label, static_cast<int>(samples.front().size()), opts.max_reps);
     }
     std::vector<TimingResult> out;
     for (auto& s : samples) {
@@ -136,6 +142,8 @@ std::vector<TimingResult> time_interleaved(const std::vector<const Enqueue*>& wo
 }
 
 }  // namespace
+
+void set_timing_observer(TimingObserver o) { observer() = std::move(o); }
 
 TimingResult summarize(std::vector<double> samples) {
     TimingResult r;

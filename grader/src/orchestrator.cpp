@@ -229,8 +229,10 @@ Spawned spawn(const std::vector<std::string>& argv, const ChannelKey& key, Child
 
 // Reads both channels until the child closes them or the deadline passes (then out.timed_out).
 // Returns the report channel's bytes; stdout/stderr go to out.output (first MiB) and out.output_tail.
-std::string pump(const Spawned& c, std::chrono::steady_clock::time_point deadline, bool echo, ChildOutcome& out) {
+std::string pump(const Spawned& c, std::chrono::steady_clock::time_point deadline, bool echo, ChildOutcome& out,
+                 const std::function<void(const std::string&)>& on_progress) {
     std::string report_buf;
+    std::size_t shown = 0;  // how far report_buf was looked at for progress lines
     bool report_open = true, output_open = true;
     while (report_open || output_open) {
         const auto now = std::chrono::steady_clock::now();
@@ -248,6 +250,15 @@ std::string pump(const Spawned& c, std::chrono::steady_clock::time_point deadlin
             const ssize_t k = read(c.report_fd, buf, sizeof buf);
             if (k <= 0) report_open = false;
             else report_buf.append(buf, static_cast<std::size_t>(k));
+            // Progress is for the eyes only: shown as it comes, authenticated and ordered later with the rest.
+            for (std::size_t end; on_progress && (end = report_buf.find('\n', shown)) != std::string::npos; shown = end + 1) {
+                if (end - shown < 18 || report_buf.find("\"progress\"", shown) > end) continue;
+                try {
+                    const nlohmann::json m = nlohmann::json::parse(report_buf.substr(shown + 17, end - shown - 17));
+                    if (m.value("type", "") == "progress") on_progress(m.value("text", ""));
+                } catch (const std::exception&) {
+                }
+            }
         }
         if (output_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
             const ssize_t k = read(c.output_fd, buf, sizeof buf);
@@ -326,7 +337,8 @@ void parse_report(const std::string& report_buf, const ChannelKey& key, ChildOut
 
 }  // namespace
 
-ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, bool echo) {
+ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, bool echo,
+                       const std::function<void(const std::string&)>& on_progress) {
     ChildOutcome out;
     if (argv.empty()) {
         out.spawn_failed = true;
@@ -339,7 +351,7 @@ ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, b
     const ChannelKey key = fresh_key();
     const Spawned child = spawn(argv, key, out);
     if (child.pid < 0) return out;
-    const std::string report = pump(child, deadline, echo, out);
+    const std::string report = pump(child, deadline, echo, out, on_progress);
     reap(child, deadline, out);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     out.output_tail = last_lines(out.output_tail, 12);
@@ -401,6 +413,8 @@ PartResult interpret(const ChildOutcome& o, const std::string& part, double fall
                 results.emplace(c.id, std::move(c));
             } else if (type == "warning") {
                 r.warnings.push_back(m.value("message", ""));
+            } else if (type == "progress") {
+                // shown live on a terminal while the runner works (run_child's on_progress); nothing to grade
             } else if (type == "fatal") {
                 fatal = m.value("reason", "fatal error");
             } else if (type == "done") {
@@ -720,7 +734,15 @@ LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
                 if (!opts.ceilings_file.empty()) argv.insert(argv.end(), {"--ceilings", opts.ceilings_file});
                 if (!own_symbols.empty()) argv.insert(argv.end(), {"--own-symbols", own_symbols});
                 if (!opts.only_checks.empty()) argv.insert(argv.end(), {"--only", opts.only_checks});
-                part = interpret(run_child(argv, opts.timeout_s, opts.verbose), "code", lab.code_points, opts.timeout_s);
+                // On a terminal, one live line says which check runs and how its timing goes.
+                const bool terminal = isatty(2) != 0 && !opts.verbose;
+                const auto show = [&](const std::string& text) {
+                    std::fprintf(stderr, "\033[2K\r  lab %s: %.100s", lab.id.c_str(), text.c_str());
+                    std::fflush(stderr);
+                };
+                part = interpret(run_child(argv, opts.timeout_s, opts.verbose, terminal ? show : std::function<void(const std::string&)>{}),
+                                 "code", lab.code_points, opts.timeout_s);
+                if (terminal) std::fprintf(stderr, "\033[2K\r");
                 retry_invalid(part, argv, opts);
                 std::remove(own_symbols.c_str());
             }

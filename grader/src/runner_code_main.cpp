@@ -5,6 +5,7 @@
 #include "grader/runner.hpp"
 #include "labs/cuda_check.hpp"
 #include "labs/device.hpp"
+#include "labs/timing.hpp"
 
 int main(int argc, char** argv) {
     gpulab::grader::GpuHooks gpu;
@@ -21,5 +22,10 @@ int main(int argc, char** argv) {
     };
     gpu.start_checks = &gpulab::grader::gpu_start_checks;
     gpu.tenants = &gpulab::grader::gpu_tenants;
+    gpu.progress = [](std::function<void(const std::string&)> sink) {
+        gpulab::set_timing_observer([sink = std::move(sink)](const std::string& label, int reps, int max_reps) {
+            sink("timing " + label + " (" + std::to_string(reps) + "/" + std::to_string(max_reps) + " samples)");
+        });
+    };
     return gpulab::grader::runner_main(argc, argv, gpulab::grader::RunnerMode::code, &register_checks, gpu);
 }

@@ -1,6 +1,6 @@
 // A stand-in for a lab runner that misbehaves on purpose, for the grader's robustness tests.
 //   grader_fake_runner --behave <ok|segv|abort|hang|hang_group|exit4|no_output|garbage|sticky|no_done|noisy|
-//                                bad_plan|forged|replayed|unstarted|cut_short|invalid_once|invalid_always>
+//                                bad_plan|forged|replayed|unstarted|cut_short|invalid_once|invalid_always|progress>
 // Other arguments (--report-fd, --seed, --answers, --ceilings) are accepted like a real runner's. It
 // speaks the real protocol through the grader's Emitter (authenticated lines); the behaviours that
 // write on the channel behind the Emitter's back are what a student's code might try.
@@ -123,6 +123,8 @@ int main(int argc, char** argv) {
         e.send({{"type", "done"}});
         return 0;
     }
+    if (behave == "progress")  // a timing loop reporting as it goes
+        for (int i = 1; i <= 3; ++i) e.send({{"type", "progress"}, {"text", "timing c1 (" + std::to_string(i) + "/3 samples)"}});
     e.send(result("c1", "pass", 10));
     if (behave == "replayed") e.send(result("c1", "pass", 10));  // the same result twice
     e.send({{"type", "start"}, {"id", "c2"}});

@@ -173,6 +173,19 @@ TEST_CASE("An INVALID check is retried in a new process with --only, keeping eve
     }
 }
 
+TEST_CASE("Progress messages are shown as they come and change nothing in the grade", "[orchestrator]") {
+    std::vector<std::string> seen;
+    const ChildOutcome o = run_child({FAKE_RUNNER, "--behave", "progress", "--report-fd", "3"}, 10, false,
+                                     [&](const std::string& text) { seen.push_back(text); });
+    REQUIRE(seen.size() == 3);
+    CHECK(seen.back() == "timing c1 (3/3 samples)");
+    const PartResult r = interpret(o, "code", 20, 10);
+    CHECK(r.failure.empty());
+    CHECK_FALSE(r.tampered);
+    REQUIRE(r.checks.size() == 2);
+    CHECK(r.checks[0].status == Status::pass);
+}
+
 TEST_CASE("Checks that declare other points than the lab's CMake says are a definition error", "[orchestrator]") {
     const LabResult r = grade(fake_lab("bad_plan", 20));
     REQUIRE(r.failures.size() == 1);

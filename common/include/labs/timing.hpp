@@ -136,6 +136,13 @@ struct AbResult {
                                cudaStream_t stream = nullptr, L2Flusher* flusher = nullptr,
                                const TimingHooks* hooks = nullptr);
 
+/** @brief Told how a timing goes, after each batch of repetitions: its label, the repetitions so far, and
+ *  the cap (for a progress display; it must not touch the GPU). */
+using TimingObserver = std::function<void(const std::string& label, int reps, int max_reps)>;
+
+/** @brief Sets the process's timing observer (an empty one: none). @param observer called after each batch */
+void set_timing_observer(TimingObserver observer);
+
 /** @brief An NVTX range that lasts for the object's scope (visible in Nsight Systems). */
 class NvtxRange {
 public:

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -80,8 +81,11 @@ struct ChildOutcome {
  * @param argv     program and arguments
  * @param timeout_s wall-clock limit
  * @param echo     also copy the child's stdout/stderr to ours (--verbose)
+ * @param on_progress told the text of each `progress` message as it arrives (for a live display; the
+ *                 messages are authenticated with the others once the child is done)
  */
-[[nodiscard]] ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, bool echo = false);
+[[nodiscard]] ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, bool echo = false,
+                                     const std::function<void(const std::string&)>& on_progress = {});
 
 /** @brief The non-empty lines of @p text (a tool's output, a list written one item per line). */
 [[nodiscard]] std::vector<std::string> split_lines(const std::string& text);

@@ -47,6 +47,8 @@ struct GpuHooks {
     std::function<std::vector<std::string>(const Context&)> start_checks;
     /** @brief After each performance check: the other processes using the GPU (empty when none). */
     std::function<std::vector<std::string>()> tenants;
+    /** @brief Routes progress of the timing loops ("lab03 v3 vs cuBLAS (48/300 samples)") to @p sink. */
+    std::function<void(std::function<void(const std::string&)> sink)> progress;
 };
 
 /** @brief Answers from a TOML file, flattened to dotted keys, with what went wrong reading them. */
