@@ -54,6 +54,15 @@ expect "a compile error: where and what" "did not compile" "$work/broken.txt"
 expect "... the compiler's line" "vector_add.cu\(?[0-9]+\)?: error" "$work/broken.txt"
 if [ "$(grep -c "error: expected" "$work/broken.txt")" -eq 1 ]; then echo "ok   ... once"; else
   echo "FAIL the compile error is repeated:"; sed 's/^/    | /' "$work/broken.txt"; problems=$((problems + 1)); fi
+# Code that compiles is said to; --list names the answers file; calc says which part a family name means.
+mkdir -p "$work/fine/labs/00_warmup"
+cp "$src/labs/00_warmup/vector_add.cu" "$work/fine/labs/00_warmup/vector_add.cu"
+"$grader" 00 --submission "$work/fine" --only correct.n1 --no-color --no-ceilings > "$work/fine.txt" 2>&1
+expect "code that compiles is said to" "vector_add.cu compiled and linked" "$work/fine.txt"
+"$grader" --list > "$work/list.txt" 2>&1
+expect "--list names each lab's answers file" "answer: labs/00_warmup/answers.toml" "$work/list.txt"
+"$grader" calc tile-traffic --device A100 > "$work/a100.txt" 2>&1
+expect "calc says which part --device A100 is" "--device A100 is the NVIDIA A100" "$work/a100.txt"
 # --watch: a second round starts when the answers file is saved, and grades the new answer.
 mkdir -p "$work/watch/labs/00_warmup"
 cp "$answers" "$work/watch/labs/00_warmup/answers.toml"
