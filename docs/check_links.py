@@ -3,7 +3,7 @@
 
     check_links.py HTML_DIR
 
-Every href and src of every page that is not external (http, https, mailto) must name a file of the site,
+Every href, src and data (images) of every page that is not external (http, https, mailto) must name a file of the site,
 and an anchor (#id) must exist in the page it points to. The home page must link every guide and every lab
 that is ready. Exit 0 when all links hold, 1 otherwise (each broken link named with the page it is on).
 """
@@ -26,7 +26,7 @@ def main(html_dir):
     anchors = {name: ids_of(text) for name, text in pages.items()}
     broken = []
     for name, text in pages.items():
-        for m in re.finditer(r'\b(?:href|src)="([^"]*)"', text):
+        for m in re.finditer(r'\b(?:href|src|data)="([^"]*)"', text):
             url = html.unescape(m.group(1))
             if re.match(r"^(https?:|mailto:|javascript:)", url) or url == "":
                 continue
