@@ -59,6 +59,24 @@ std::string options_list(const std::vector<std::string>& options) {
     return s;
 }
 
+// The non-empty items of a comma-separated list.
+std::vector<std::string> split_commas(const std::string& list) {
+    std::vector<std::string> items;
+    for (std::size_t at = 0; !list.empty() && at != std::string::npos;) {
+        const std::size_t comma = list.find(',', at);
+        std::string item = list.substr(at, comma == std::string::npos ? comma : comma - at);
+        if (!item.empty()) items.push_back(std::move(item));
+        at = comma == std::string::npos ? comma : comma + 1;
+    }
+    return items;
+}
+
+// Whether a number answers a numeric question: within its relative tolerance of the key (exact ones get
+// a hair's width, so that 1e-9 of rounding in the key does not fail a right answer).
+bool answers_key(double given, double key, double rel_tol) {
+    return std::isfinite(given) && std::fabs(given - key) <= std::max(rel_tol, 1e-9) * std::fabs(key);
+}
+
 // The bars of a performance check, as the table shows them.
 std::string perf_target(const PerfSpec& spec) {
     return "pass " + num(spec.pass_bar) + ", full " + num(spec.full_bar);
@@ -281,8 +299,7 @@ CheckResult grade_answer(const CheckDecl& decl, const AnswerDecl& answer, const 
     const double given = v.get<double>();
     const double key = answer.number_key(ctx);
     r.measured = num(given);
-    const double tol = std::max(answer.rel_tol, 1e-9) * std::fabs(key);
-    const bool right = std::isfinite(given) && std::fabs(given - key) <= tol;
+    const bool right = answers_key(given, key, answer.rel_tol);
     r.status = right ? Status::pass : Status::fail;
     r.points = right ? decl.max_points : 0.0;
     r.message = std::string(right ? "correct" : "incorrect") + (case_text.empty() ? "" : " (" + case_text + ")");
@@ -293,13 +310,7 @@ CheckResult grade_answer(const CheckDecl& decl, const AnswerDecl& answer, const 
 int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emitter& out) {
     // --only: the checks named (ids or globs such as 'correct.*'), and the correctness checks their
     // performance checks require.
-    std::vector<std::string> patterns;
-    for (std::size_t at = 0; !opts.only.empty() && at != std::string::npos;) {
-        const std::size_t comma = opts.only.find(',', at);
-        const std::string id = opts.only.substr(at, comma == std::string::npos ? comma : comma - at);
-        if (!id.empty()) patterns.push_back(id);
-        at = comma == std::string::npos ? comma : comma + 1;
-    }
+    const std::vector<std::string> patterns = split_commas(opts.only);
     std::set<std::string> only;
     for (const CheckDecl& d : lab.checks())
         for (const std::string& p : patterns)
@@ -491,18 +502,14 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
         Context ctx;
         ctx.student = opts.student;
         ctx.course_seed = opts.course_seed;
-        for (std::size_t at = 0; at != std::string::npos;) {
-            const std::size_t comma = which_keys.find(',', at);
-            const std::string text = which_keys.substr(at, comma == std::string::npos ? comma : comma - at);
-            at = comma == std::string::npos ? comma : comma + 1;
+        for (const std::string& text : split_commas(which_keys)) {
             char* end = nullptr;
             const double v = std::strtod(text.c_str(), &end);
-            if (text.empty() || end == nullptr || *end != '\0') continue;
+            if (end == nullptr || *end != '\0') continue;
             for (std::size_t i = 0; i < lab.checks().size(); ++i) {
                 const AnswerDecl& a = lab.entries()[i].answer;
                 if (lab.checks()[i].kind != CheckKind::answer || !a.number_key) continue;
-                const double key = a.number_key(ctx);
-                if (std::fabs(v - key) <= std::max(a.rel_tol, 1e-9) * std::fabs(key))
+                if (answers_key(v, a.number_key(ctx), a.rel_tol))
                     std::printf("%s %s\n", text.c_str(), lab.checks()[i].id.c_str());
             }
         }
