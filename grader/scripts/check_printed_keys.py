@@ -8,7 +8,7 @@ but no graded key's value appears in the handout (labs/NN_x/README.md) or in a c
 answers.toml. The keys at the stated cases are read from the reference answers (solutions/NN_x/answers.toml,
 which score full marks: the lab's solution_answers_full test checks that). A value is looked for in the
 forms a writer would print it: an integer with or without thousands separators, and with its unit when the
-key names one (..._mib → "6168 MiB"); a fraction with 2 to 4 significant digits, or as a percentage.
+key names one (..._mib → "6168 MiB", ..._rounds_... → "32 rounds"); a fraction with 2 to 4 significant digits, or as a percentage.
 Integers up to 16 are allowed (they are everywhere: tile counts, steps, small examples), and one up to 100
 counts only with its unit, as does a power of two (sizes and thread counts are everywhere); a larger one
 counts wherever it stands (in a table its unit is in the header).
@@ -21,7 +21,7 @@ import re
 import sys
 import tomllib
 
-UNITS = {"mib": "MiB", "kib": "KiB", "gib": "GiB", "gflop": "GFLOP"}
+UNITS = {"mib": "MiB", "kib": "KiB", "gib": "GiB", "gflop": "GFLOP", "rounds": "rounds?"}
 SMALL = 16
 
 

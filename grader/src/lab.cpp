@@ -193,6 +193,18 @@ void Lab::correctness(std::string id, std::string title, double points,
     add({std::move(id), std::move(title), CheckKind::correctness, points, true}, std::move(e));
 }
 
+void Lab::host_check(std::string id, std::string title, double points, std::function<CorrectnessResult(Context&)> fn) {
+    Entry e;
+    e.correctness = std::move(fn);
+    add({std::move(id), std::move(title), CheckKind::correctness, points, false}, std::move(e));
+}
+
+void Lab::profile_target(std::string name, std::function<void()> run) {
+    if (name.empty() || !run) throw std::logic_error("lab definition error: a profile target needs a name and work");
+    if (!profile_targets_.emplace(name, std::move(run)).second)
+        throw std::logic_error("lab definition error: profile target '" + name + "' declared twice");
+}
+
 void Lab::performance(std::string id, std::string title, double points, PerfSpec spec,
                       std::function<PerfResult(Context&)> fn) {
     if (!(spec.full_bar > spec.pass_bar) || spec.pass_bar <= 0)

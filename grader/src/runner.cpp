@@ -88,6 +88,12 @@ CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx
     CheckResult r = result_for(d);
     if (d.kind == CheckKind::correctness) {
         const CorrectnessResult c = e.correctness(ctx);
+        if (!c.skipped.empty()) {
+            r.status = Status::skipped;
+            r.message = c.skipped;
+            r.details = c.details;
+            return r;
+        }
         r.status = c.passed ? Status::pass : Status::fail;
         r.points = c.passed ? d.max_points : 0.0;
         r.measured = c.passed ? "correct" : "wrong";
@@ -433,7 +439,7 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
             out.send({{"type", "result"}, {"result", r}});
             continue;
         }
-        if (!ctx.gpu_available) {
+        if (!ctx.gpu_available && d.needs_gpu) {
             r.status = Status::skipped;
             r.message = "GPU check skipped: " + no_gpu;
             if (d.kind == CheckKind::performance) r.target = perf_target(lab.entries()[i].perf);
@@ -479,6 +485,9 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
     app.add_option("--only", opts.only,
                    "Run only these checks (ids or globs, separated by commas; the checks they require run too)");
     app.add_option("--own-symbols", opts.own_symbols_file, "Symbols the graded code's objects define (from the grader)");
+    std::string profile_target;
+    app.add_option("--profile-target", profile_target,
+                   "Run only this profile target of the lab (for a profiler started by a check), then stop");
     std::string which_keys;
     app.add_option("--which-keys", which_keys,
                    "Print which numeric questions each of these numbers (comma-separated) answers, and stop (the "
@@ -487,6 +496,22 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : 2;
+    }
+    if (!profile_target.empty()) {  // alone, under a profiler: no report channel, no checks
+        Lab lab(opts.seed);
+        register_fn(lab);
+        const auto it = lab.profile_targets().find(profile_target);
+        if (it == lab.profile_targets().end()) {
+            std::fprintf(stderr, "runner: no profile target '%s'\n", profile_target.c_str());
+            return 2;
+        }
+        try {
+            it->second();
+        } catch (const std::exception& ex) {
+            std::fprintf(stderr, "runner: profile target '%s' failed: %s\n", profile_target.c_str(), ex.what());
+            return 1;
+        }
+        return 0;
     }
     std::FILE* out = stdout;
     if (report_fd >= 0) out = fdopen(report_fd, "w");

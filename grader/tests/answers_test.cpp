@@ -195,7 +195,7 @@ std::map<std::string, nlohmann::json> run_code(const Lab& lab, const GpuHooks& g
 // check compares (or, when told, not) and which reports what the timing helpers would find.
 Lab perf_lab(std::vector<std::string> invalid, bool compare = true, int* reference_timings = nullptr) {
     Lab lab;
-    lab.correctness("correct.x", "x", 1, [](Context&) { return CorrectnessResult{true, "ok", "", {}}; });
+    lab.correctness("correct.x", "x", 1, [](Context&) { return CorrectnessResult{true, "ok", "", {}, ""}; });
     lab.reference("ref", [reference_timings](Context&) {
         if (reference_timings != nullptr) ++*reference_timings;
         return ReferenceTiming{"the reference", 2.0, {}, ""};

@@ -9,7 +9,7 @@ src=$1 work=$2 python=$3 grader=$4
 check="$src/grader/scripts/check_printed_keys.py"
 mkdir -p "$work"
 i=0
-while read -r args; do  # the chapter's cases and the stated cases of labs 03 and 05
+while read -r args; do  # the chapter's cases and the stated cases of labs 03, 04 and 05
   i=$((i + 1))
   eval "\"$grader\" calc $args" > "$work/calc$i.txt" || { echo "FAIL: grader calc $args"; exit 1; }
 done <<'CALLS'
@@ -28,6 +28,11 @@ fusion-chain --rows 2560 --width 13312
 fusion-chain --rows 2560 --width 13312 --split fused
 fusion-chain --rows 2560 --width 13312 --split 2,1
 quant-gemm
+bank-rounds
+bank-rounds --pad-words 1
+bank-rounds --pad-words 2
+bank-rounds --swizzle 1
+bank-rounds --stride-words 64 --pad-words 2
 CALLS
 "$python" "$check" "$src" "$work"/calc*.txt || exit 1
 # ... and a calculator output that showed an answer would be caught.

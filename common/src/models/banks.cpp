@@ -52,6 +52,36 @@ int swizzled_column_read_rounds(std::int64_t rows, std::int64_t cols, std::int64
     return warp_access_rounds(column_addresses(rows, cols, col, cols, true), banks);
 }
 
+int element_access_rounds(std::span<const std::int64_t> element_offsets, int element_bytes, int banks) {
+    constexpr int kWordBytes = 4;
+    if (element_bytes < 1 || element_bytes > kWordBytes || kWordBytes % element_bytes != 0)
+        throw std::invalid_argument("an element must be 1, 2 or 4 bytes (a part of one bank word)");
+    std::vector<std::int64_t> words;
+    words.reserve(element_offsets.size());
+    for (const std::int64_t e : element_offsets) {
+        if (e < 0) throw std::invalid_argument("element offsets must not be negative");
+        words.push_back(e * element_bytes / kWordBytes);
+    }
+    return warp_access_rounds(words, banks);
+}
+
+int strided_element_rounds(std::int64_t stride_elements, int element_bytes, int lanes, int banks) {
+    if (stride_elements < 0) throw std::invalid_argument("the stride must not be negative");
+    if (lanes < 1) throw std::invalid_argument("at least one lane");
+    std::vector<std::int64_t> offsets(static_cast<std::size_t>(lanes));
+    for (int lane = 0; lane < lanes; ++lane) offsets[static_cast<std::size_t>(lane)] = lane * stride_elements;
+    return element_access_rounds(offsets, element_bytes, banks);
+}
+
+std::int64_t tiled_transpose_extra_rounds(std::int64_t rows, std::int64_t cols, std::int64_t row_stride_words) {
+    constexpr std::int64_t kTile = 32;
+    if (rows < kTile || cols < kTile || rows % kTile != 0 || cols % kTile != 0)
+        throw std::invalid_argument("the model counts whole 32x32 tiles: rows and columns must be multiples of 32");
+    if (row_stride_words < kTile) throw std::invalid_argument("the row stride must hold a whole tile row");
+    const std::int64_t requests = rows * cols / kTile;  // one column of 32 rows per warp request
+    return requests * (strided_access_rounds(row_stride_words, static_cast<int>(kTile)) - 1);
+}
+
 PaddingCost padding_cost(std::int64_t rows, std::int64_t cols, std::int64_t pad_words, int word_bytes) {
     if (rows < 1 || cols < 1 || pad_words < 0 || word_bytes < 1) {
         throw std::invalid_argument("rows, columns and word size must be positive, padding not negative");

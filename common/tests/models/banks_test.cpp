@@ -48,3 +48,27 @@ TEST_CASE("Strides sharing a factor with 32 conflict, odd strides do not; broadc
     CHECK_THROWS_AS(xor_swizzle_column(0, 0, 24), std::invalid_argument);
     CHECK_THROWS_AS(strided_access_rounds(-1), std::invalid_argument);
 }
+
+TEST_CASE("Two BF16 elements share a bank word: a 32-element BF16 column is 16 rounds", "[models][banks]") {
+    CHECK(strided_element_rounds(32, 2) == 16);  // rows 64 bytes = 16 words apart: banks 0 and 16 only
+    CHECK(strided_element_rounds(32, 4) == strided_access_rounds(32));
+    CHECK(strided_element_rounds(1, 2) == 1);   // a BF16 row: two lanes per word, 16 words
+    CHECK(strided_element_rounds(33, 2) == 1);  // one element of padding: rows 66 bytes apart
+    CHECK(strided_element_rounds(34, 2) == 1);  // one word of padding: 17 words apart
+    // The element-level XOR swizzle still spreads a BF16 column over 32 distinct banks.
+    for (std::int64_t col = 0; col < 32; ++col) {
+        std::vector<std::int64_t> column;
+        for (std::int64_t r = 0; r < 32; ++r) column.push_back(r * 32 + xor_swizzle_column(r, col, 32));
+        INFO("column " << col);
+        CHECK(element_access_rounds(column, 2) == 1);
+    }
+    CHECK_THROWS_AS(strided_element_rounds(1, 3), std::invalid_argument);
+    CHECK_THROWS_AS(strided_element_rounds(1, 8), std::invalid_argument);
+}
+
+TEST_CASE("The plain tiled transpose at 8192^2 pays 31 extra rounds per column read", "[models][banks]") {
+    CHECK(tiled_transpose_extra_rounds(8192, 8192, 32) == 31LL * 2097152);  // about 65.0 M
+    CHECK(tiled_transpose_extra_rounds(8192, 8192, 33) == 0);
+    CHECK(tiled_transpose_extra_rounds(64, 96, 34) == 64LL * 96 / 32);  // even stride: 2 rounds each
+    CHECK_THROWS_AS(tiled_transpose_extra_rounds(33, 64, 32), std::invalid_argument);
+}

@@ -250,4 +250,30 @@ inline constexpr double kLeftoverWorkMs = 0.1;
 [[nodiscard]] PerfResult speedup_over(const Context& ctx, const SetEnqueue& baseline, const Rotation& work,
                                       double floor_bytes, const std::string& label, std::uint64_t seed);
 
+// ---- hardware counters -----------------------------------------------------------------------------------
+
+/** @brief One kernel Nsight Compute profiled: its name and the metrics asked for. */
+struct NcuKernel {
+    std::string name;                       ///< the kernel's (demangled, base) name
+    std::map<std::string, double> metrics;  ///< metric name → value
+};
+
+/** @brief What ncu_profile() read. */
+struct NcuProfile {
+    std::string skipped;             ///< why no counters could be read here ("" when they were)
+    std::vector<NcuKernel> kernels;  ///< every kernel the target launched, in launch order
+    std::string target_output;       ///< what the target printed (stdout and stderr)
+};
+
+/**
+ * @brief Runs the lab's profile target @p target (Lab::profile_target()) in a fresh process of this runner
+ * under Nsight Compute and returns the counters of every kernel it launched. Clocks are left alone
+ * (`--clock-control none`); caches are flushed between kernels. `skipped` says why not when ncu is not
+ * installed (PATH, $LABS_NCU or /usr/local/cuda/bin), cannot read this GPU's counters (not permitted,
+ * unsupported), or profiled nothing within @p timeout_s seconds.
+ * @param target a declared profile target @param metrics ncu metric names @param timeout_s time limit
+ */
+[[nodiscard]] NcuProfile ncu_profile(const std::string& target, const std::vector<std::string>& metrics,
+                                     int timeout_s = 60);
+
 }  // namespace gpulab::grader

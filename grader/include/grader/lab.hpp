@@ -151,6 +151,9 @@ struct CorrectnessResult {
     std::string message;     ///< what was compared and what was found (first bad index, count)
     std::string hint;        ///< likely cause, for a student (may be empty)
     nlohmann::json details;  ///< anything else worth keeping in the JSON report
+    /// Non-empty: the check could not run here (a profiler missing or not permitted): SKIPPED with this
+    /// reason, its points pending; `passed` is ignored.
+    std::string skipped;
 };
 
 /** @brief Bars of a performance check: ratios, higher is better. */
@@ -245,6 +248,11 @@ public:
     void correctness(std::string id, std::string title, double points,
                      std::function<CorrectnessResult(Context&)> fn);
     /**
+     * @brief A correctness check that runs on the host only (no CUDA call): graded on a machine without a GPU
+     * too, e.g. the student's layout functions evaluated against a model. Parameters as for correctness().
+     */
+    void host_check(std::string id, std::string title, double points, std::function<CorrectnessResult(Context&)> fn);
+    /**
      * @brief A reference a performance check divides by: the runner times @p time_alone before the first
      * check of the process runs (before any of the graded code's calls), and the timing helpers compare the
      * same workload, timed inside the check, with it. Declare it before the checks that name it.
@@ -257,6 +265,18 @@ public:
      *  @throws std::logic_error when the bars are out of order or spec.reference was not declared */
     void performance(std::string id, std::string title, double points, PerfSpec spec,
                      std::function<PerfResult(Context&)> fn);
+
+    /**
+     * @brief A workload the lab's runner can run alone, in a fresh process started with `--profile-target
+     * NAME` — for a profiler to watch (grader/gpu_checks.hpp: ncu_profile()). It runs with no check, no
+     * reference and no report channel; what it prints on stdout comes back to the check that started it.
+     * @param name names it @param run launches the work and waits for it
+     */
+    void profile_target(std::string name, std::function<void()> run);
+    /** @brief The declared profile targets, by name. */
+    [[nodiscard]] const std::map<std::string, std::function<void()>>& profile_targets() const noexcept {
+        return profile_targets_;
+    }
 
     /** @brief Declarations in order. */
     [[nodiscard]] const std::vector<CheckDecl>& checks() const noexcept { return decls_; }
@@ -281,6 +301,7 @@ private:
     std::vector<Entry> entries_;
     std::map<std::string, std::function<ReferenceTiming(Context&)>> references_;
     std::map<std::string, ExerciseCase> cases_;
+    std::map<std::string, std::function<void()>> profile_targets_;
 };
 
 /** @brief Score of a performance ratio: 0 below pass_bar, 50% at it, linearly to 100% at full_bar. */

@@ -13,6 +13,7 @@
  * strided_access_rounds(33);                        // 1: the same column with one word of padding
  * swizzled_column_read_rounds(32, 32, 0);           // 1: column c stored at c XOR r
  * padding_cost(32, 32, 1).padded_bytes;             // 4224 (+3.1%)
+ * strided_element_rounds(32, 2);                     // 16: a BF16 column, rows 64 bytes apart
  * @endcode
  */
 #pragma once
@@ -61,6 +62,37 @@ namespace gpulab::models {
  * @param rows rows (lanes) @param cols columns (power of two) @param col column read @param banks banks
  */
 [[nodiscard]] int swizzled_column_read_rounds(std::int64_t rows, std::int64_t cols, std::int64_t col, int banks = 32);
+
+/**
+ * @brief Rounds of one warp access to elements smaller than a word: lane i reads the element at
+ * @p element_offsets[i] (in elements of @p element_bytes from a word-aligned base). Lanes whose
+ * elements fall in one word share it (a 32-bit bank word holds two BF16 elements), so it is the word
+ * addresses that count.
+ * @param element_offsets one element offset per lane @param element_bytes bytes per element (1, 2 or 4)
+ * @param banks banks @throws std::invalid_argument for an element size that does not divide a word
+ */
+[[nodiscard]] int element_access_rounds(std::span<const std::int64_t> element_offsets, int element_bytes,
+                                        int banks = 32);
+
+/**
+ * @brief Rounds when lane i reads element i·@p stride_elements of @p element_bytes each: a column of a
+ * row-major tile whose rows are @p stride_elements apart.
+ * @param stride_elements distance between lanes in elements @param element_bytes bytes per element (1, 2, 4)
+ * @param lanes lanes @param banks banks
+ */
+[[nodiscard]] int strided_element_rounds(std::int64_t stride_elements, int element_bytes, int lanes = 32, int banks = 32);
+
+/**
+ * @brief Extra shared-memory rounds (bank conflicts) on the load side of a 32×32-tiled transpose of a
+ * @p rows × @p cols matrix of 4-byte elements whose tile rows are @p row_stride_words apart: each warp
+ * reads one column of 32 rows of a tile, rows·cols/32 requests in all, each costing
+ * strided_access_rounds(row_stride_words) − 1 extra rounds.
+ * @param rows matrix rows (a multiple of 32) @param cols matrix columns (a multiple of 32)
+ * @param row_stride_words the tile's row stride (32: plain, 33: padded)
+ * @throws std::invalid_argument for a matrix that is not made of whole 32×32 tiles
+ */
+[[nodiscard]] std::int64_t tiled_transpose_extra_rounds(std::int64_t rows, std::int64_t cols,
+                                                        std::int64_t row_stride_words);
 
 /** @brief What padding a tile's rows costs. */
 struct PaddingCost {
