@@ -77,4 +77,33 @@ std::int64_t slots_that_fit(std::int64_t budget_bytes, std::int64_t fixed_bytes,
     return (budget_bytes - fixed_bytes) / slot_bytes;
 }
 
+std::string stream_bottleneck(const StreamStages& s) {
+    if (s.h2d_us >= s.kernel_us && s.h2d_us >= s.d2h_us) return "h2d";
+    return s.kernel_us >= s.d2h_us ? "kernel" : "d2h";
+}
+
+double stream_serial_time_us(std::int64_t chunks, const StreamStages& s) {
+    if (chunks < 1) throw std::invalid_argument("at least one chunk");
+    return static_cast<double>(chunks) * (s.h2d_us + s.kernel_us + s.d2h_us);
+}
+
+double stream_pipeline_time_us(std::int64_t chunks, const StreamStages& s, int slots) {
+    if (chunks < 1) throw std::invalid_argument("at least one chunk");
+    if (slots < 0) throw std::invalid_argument("slots must not be negative (0: unlimited)");
+    if (s.h2d_us < 0 || s.kernel_us < 0 || s.d2h_us < 0) throw std::invalid_argument("stage times must not be negative");
+    std::vector<double> out_done(static_cast<std::size_t>(chunks), 0.0);
+    double in_free = 0, sm_free = 0, out_free = 0;
+    for (std::int64_t j = 0; j < chunks; ++j) {
+        const double slot_free = slots > 0 && j >= slots ? out_done[static_cast<std::size_t>(j - slots)] : 0.0;
+        const double in_end = std::max(in_free, slot_free) + s.h2d_us;
+        const double k_end = std::max(sm_free, in_end) + s.kernel_us;
+        const double out_end = std::max(out_free, k_end) + s.d2h_us;
+        in_free = in_end;
+        sm_free = k_end;
+        out_free = out_end;
+        out_done[static_cast<std::size_t>(j)] = out_end;
+    }
+    return out_free;
+}
+
 }  // namespace gpulab::models

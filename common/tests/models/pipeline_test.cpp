@@ -71,3 +71,25 @@ TEST_CASE("Layout change: one block per SM holds 3 waiting slots, two blocks onl
     CHECK(slots_that_fit(two, 32 * 1024, 16 * 1024) == 1);  // backpressure: one waiting slot
     CHECK(slots_that_fit(1000, 2000, 16) == 0);
 }
+
+TEST_CASE("Three stages over chunks: serial sum, overlapped by the slowest stage, slots limit the overlap",
+          "[models][pipeline]") {
+    const StreamStages s{100, 60, 40};  // 8 chunks: the lab's paper case
+    CHECK(stream_serial_time_us(8, s) == 8 * 200.0);
+    CHECK(stream_pipeline_time_us(8, s) == 200.0 + 7 * 100.0);
+    CHECK(stream_bottleneck(s) == "h2d");
+    CHECK(stream_bottleneck({10, 30, 20}) == "kernel");
+    CHECK(stream_bottleneck({10, 20, 30}) == "d2h");
+    // One chunk: nothing to overlap.
+    CHECK(stream_pipeline_time_us(1, s) == stream_serial_time_us(1, s));
+    // One slot: each chunk's copy-in waits for the previous chunk's copy-out, so nothing overlaps.
+    CHECK(stream_pipeline_time_us(8, s, 1) == stream_serial_time_us(8, s));
+    // Two slots: chunk j + 2 starts copying in when chunk j is out (period max(100, 200 / 2) = 100 here).
+    CHECK(stream_pipeline_time_us(8, s, 2) <= stream_serial_time_us(8, s));
+    CHECK(stream_pipeline_time_us(8, s, 2) >= stream_pipeline_time_us(8, s));
+    // Balanced stages with two slots: chunk 2 copies in only when chunk 0 is out (at 3t), one stage late.
+    const StreamStages b{10, 10, 10};
+    CHECK(stream_pipeline_time_us(4, b, 2) == 70.0);
+    CHECK(stream_pipeline_time_us(4, b, 3) == 60.0);
+    CHECK_THROWS_AS(stream_pipeline_time_us(0, s), std::invalid_argument);
+}

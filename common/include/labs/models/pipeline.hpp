@@ -95,4 +95,30 @@ struct PipelineTimeline {
  */
 [[nodiscard]] std::int64_t slots_that_fit(std::int64_t budget_bytes, std::int64_t fixed_bytes, std::int64_t slot_bytes);
 
+// ---- three stages: host-side chunking over copy and compute streams (sections 5.1.2–5.1.4, 5.3.2) ----
+
+/** @brief Per-chunk times of a host → device → host pipeline: copy in, compute, copy out. */
+struct StreamStages {
+    double h2d_us = 0;     ///< one chunk's host-to-device copy
+    double kernel_us = 0;  ///< one chunk's kernel
+    double d2h_us = 0;     ///< one chunk's device-to-host copy
+};
+
+/** @brief Which stage sets the pace of a long pipeline: "h2d", "kernel" or "d2h" (the slowest; on a tie the
+ *  earliest of the three). @param s per-chunk times */
+[[nodiscard]] std::string stream_bottleneck(const StreamStages& s);
+
+/** @brief n · (h2d + kernel + d2h): every chunk's three steps one after another, nothing overlapped.
+ *  @param chunks n (≥ 1) @param s per-chunk times */
+[[nodiscard]] double stream_serial_time_us(std::int64_t chunks, const StreamStages& s);
+
+/**
+ * @brief The end-to-end time of @p chunks chunks through three in-order engines — the copy-in engine, the
+ * SMs, the copy-out engine — with @p slots device buffer slots: chunk j uses slot j mod slots, and its
+ * copy-in waits for the copy-out of the chunk that used the slot before (the slot's "used" event). With
+ * enough slots it is h2d + kernel + d2h + (n − 1) · max(h2d, kernel, d2h).
+ * @param chunks n (≥ 1) @param s per-chunk times (≥ 0) @param slots device slots (≥ 1; 0: unlimited)
+ */
+[[nodiscard]] double stream_pipeline_time_us(std::int64_t chunks, const StreamStages& s, int slots = 0);
+
 }  // namespace gpulab::models
