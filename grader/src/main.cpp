@@ -513,6 +513,14 @@ int run(int argc, char** argv) {
             std::cerr << "Grading lab " << lab.id << " (" << lab.name << "), " << report.implementation << " ...\n";
             report.labs.push_back(grade_lab(lab, opts));
         }
+        // Without measured ceilings (--no-ceilings, or they failed), the code runners say whether there was a GPU.
+        if (!c.available)
+            for (const LabResult& l : report.labs)
+                if (l.device_available) {
+                    report.gpu_available = *l.device_available;
+                    report.no_gpu_reason = *l.device_available ? "" : l.no_device_reason;
+                    if (*l.device_available) break;
+                }
 
         // `--json -` writes the JSON to stdout; the table then goes to stderr, so that stdout is JSON alone.
         const bool json_stdout = json_file == "-";

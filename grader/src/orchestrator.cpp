@@ -413,6 +413,9 @@ PartResult interpret(const ChildOutcome& o, const std::string& part, double fall
                 results.emplace(c.id, std::move(c));
             } else if (type == "warning") {
                 r.warnings.push_back(m.value("message", ""));
+            } else if (type == "device") {
+                r.device_available = m.at("available").get<bool>();
+                r.no_device_reason = m.value("reason", "");
             } else if (type == "progress") {
                 // shown live on a terminal while the runner works (run_child's on_progress); nothing to grade
             } else if (type == "fatal") {
@@ -698,6 +701,10 @@ LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
         }
         res.checks.insert(res.checks.end(), part.checks.begin(), part.checks.end());
         res.warnings.insert(res.warnings.end(), part.warnings.begin(), part.warnings.end());
+        if (part.device_available) {
+            res.device_available = part.device_available;
+            res.no_device_reason = part.no_device_reason;
+        }
         if (!part.failure.empty()) {
             res.failures.push_back("answers: " + part.failure);
             res.output_tail = part.output_tail;
@@ -764,6 +771,10 @@ LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
         }
         res.checks.insert(res.checks.end(), part.checks.begin(), part.checks.end());
         res.warnings.insert(res.warnings.end(), part.warnings.begin(), part.warnings.end());
+        if (part.device_available) {
+            res.device_available = part.device_available;
+            res.no_device_reason = part.no_device_reason;
+        }
         if (!part.failure.empty()) {
             res.failures.push_back("code: " + part.failure);
             if (!part.output_tail.empty()) res.output_tail = part.output_tail;

@@ -399,6 +399,7 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
     const std::string no_gpu = gpu.probe ? gpu.probe() : std::string("no CUDA device: GPU support not built");
     ctx.gpu_available = no_gpu.empty();
     ctx.no_gpu_reason = no_gpu;
+    out.send({{"type", "device"}, {"available", ctx.gpu_available}, {"reason", no_gpu}});
     // Before any check (so before the graded code's first call): is the GPU ours, and how fast do the
     // references run alone? Only the references of the performance checks that will run are timed.
     if (ctx.gpu_available) {

@@ -29,10 +29,11 @@ fusion-chain --rows 2560 --width 13312 --split fused
 fusion-chain --rows 2560 --width 13312 --split 2,1
 quant-gemm
 bank-rounds
-bank-rounds --pad-words 1
-bank-rounds --pad-words 2
+bank-rounds --pad 1
+bank-rounds --pad 2
 bank-rounds --swizzle 1
-bank-rounds --stride-words 64 --pad-words 2
+bank-rounds --element-bytes 2
+bank-rounds --width 80 --pad 3 --element-bytes 2
 CALLS
 "$python" "$check" "$src" "$work"/calc*.txt || exit 1
 # ... and a calculator output that showed an answer would be caught.

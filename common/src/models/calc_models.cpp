@@ -133,25 +133,26 @@ void run_tile_traffic(Context& c) {
 
 // ---------------------------------------------------------------------------------------------
 void run_bank_rounds(Context& c) {
-    const std::int64_t stride = c.whole("stride-words");
-    const std::int64_t pad = c.whole("pad-words");
+    const std::int64_t width = c.whole("width");
+    const std::int64_t pad = c.whole("pad");
     const bool swizzle = c.whole("swizzle") == 1;
     const std::int64_t lanes = c.whole("lanes");
-    const int banks = static_cast<int>(c.whole("banks"));
-    const int word_bytes = static_cast<int>(c.whole("word-bytes"));
+    const int element_bytes = static_cast<int>(c.whole("element-bytes"));
     if (swizzle && pad > 0) throw std::invalid_argument("choose padding or swizzle, not both");
-    // Lane i reads row i of one column of a tile whose rows are stride + pad words apart.
-    const std::vector<std::int64_t> addresses = column_addresses(lanes, stride, 0, stride + pad, swizzle);
-    const PaddingCost p = padding_cost(lanes, stride, pad, word_bytes);
-    c.step("row_stride_words", static_cast<double>(p.row_stride_words), "words", "stride_words + pad_words");
-    c.step("lane_1_word", static_cast<double>(addresses.size() > 1 ? addresses[1] : addresses[0]), "words",
-           swizzle ? "1 · row_stride_words + (0 XOR 1)" : "1 · row_stride_words");
-    c.step("lane_1_bank", bank_of(addresses.size() > 1 ? addresses[1] : addresses[0], banks), "",
-           "lane_1_word mod banks");
-    c.result("rounds", warp_access_rounds(addresses, banks), "rounds",
+    // Lane i reads row i of column 0 of a tile whose rows are width + pad elements apart.
+    const std::vector<std::int64_t> offsets = column_addresses(lanes, width, 0, width + pad, swizzle);
+    const std::int64_t lane_1 = offsets.size() > 1 ? offsets[1] : offsets[0];
+    const PaddingCost p = padding_cost(lanes, width, pad, element_bytes);
+    c.step("row_stride_elements", static_cast<double>(p.row_stride_words), "elements", "width + pad");
+    c.step("lane_1_element", static_cast<double>(lane_1), "elements",
+           swizzle ? "1 · row_stride_elements + (0 XOR 1)" : "1 · row_stride_elements");
+    c.step("lane_1_word", static_cast<double>(lane_1 * element_bytes / 4), "words",
+           "floor(lane_1_element · element_bytes / 4): a bank word holds 4 bytes");
+    c.step("lane_1_bank", bank_of(lane_1 * element_bytes / 4), "", "lane_1_word mod 32");
+    c.result("rounds", element_access_rounds(offsets, element_bytes), "rounds",
              "largest number of distinct words any bank serves (lane i reads row i of column 0)");
-    c.result("tile_bytes", static_cast<double>(p.unpadded_bytes), "bytes", "lanes · stride_words · word_bytes");
-    c.result("padded_tile_bytes", static_cast<double>(p.padded_bytes), "bytes", "lanes · row_stride_words · word_bytes");
+    c.result("tile_bytes", static_cast<double>(p.unpadded_bytes), "bytes", "lanes · width · element_bytes");
+    c.result("padded_tile_bytes", static_cast<double>(p.padded_bytes), "bytes", "lanes · row_stride_elements · element_bytes");
     c.result("extra_bytes", static_cast<double>(p.extra_bytes), "bytes", "padded_tile_bytes − tile_bytes");
     c.result("overhead_fraction", p.overhead_fraction, "fraction", "extra_bytes / tile_bytes");
 }
@@ -475,12 +476,11 @@ std::vector<Entry> make_registry() {
                   "H100"},
                  run_tile_traffic});
     r.push_back({{"bank-rounds", "shared-memory rounds of a column read, with padding or XOR swizzle", "5.2.3",
-                  {p("stride-words", "words", K::count, "32", "row stride of the tile (words between lanes)"),
-                   p("pad-words", "words", K::size, "0", "words of padding added to each row"),
+                  {p("width", "elements", K::count, "32", "elements per row of the tile"),
+                   p("pad", "elements", K::size, "0", "elements of padding added to each row"),
                    p("swizzle", "", K::flag, "0", "1: store (r, c) at column c XOR r"),
                    p("lanes", "lanes", K::count, "32", "lanes reading (one row each)"),
-                   p("banks", "banks", K::count, "32", "shared-memory banks"),
-                   p("word-bytes", "bytes", K::count, "4", "bytes per word")},
+                   p("element-bytes", "bytes", K::count, "4", "bytes per element: 4 (FP32), 2 (BF16) or 1; a bank word holds 4")},
                   ""},
                  run_bank_rounds});
     r.push_back({{"fusion-chain", "bytes and peak memory of SiLU, multiply, quantize cut into kernels", "5.3.1",

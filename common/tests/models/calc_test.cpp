@@ -135,8 +135,10 @@ TEST_CASE("calc: the defaults reproduce the chapter's worked examples", "[models
     CHECK(calculate("tile-traffic", {{"tile-m", "128"}, {"tile-n", "128"}}).number("traffic_mib") == 1560);
     CHECK(calculate("tile-traffic", {}, "RTX PRO 6000").number("resident_tiles_per_sm") == 4);
     CHECK(calculate("bank-rounds", {}).number("rounds") == 32);
-    CHECK(calculate("bank-rounds", {{"pad-words", "1"}}).number("rounds") == 1);
-    CHECK(calculate("bank-rounds", {{"pad-words", "1"}}).number("padded_tile_bytes") == 4224);
+    CHECK(calculate("bank-rounds", {{"pad", "1"}}).number("rounds") == 1);
+    CHECK(calculate("bank-rounds", {{"pad", "1"}}).number("padded_tile_bytes") == 4224);
+    CHECK(calculate("bank-rounds", {{"element-bytes", "2"}}).number("rounds") == 16);  // two BF16 per word
+    CHECK(calculate("bank-rounds", {{"element-bytes", "2"}, {"swizzle", "1"}}).number("rounds") == 1);
     CHECK(calculate("bank-rounds", {{"swizzle", "1"}}).number("rounds") == 1);
     const Derivation fc = calculate("fusion-chain", {});
     CHECK(fc.number("total_mib") == 156);

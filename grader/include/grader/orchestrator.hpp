@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,8 @@ struct PartResult {
     std::string failure;                ///< why the part failed as a whole ("" when it ran to the end)
     bool tampered = false;              ///< its report channel carried what the runner did not write
     std::string output_tail;            ///< the child's last output lines when it failed
+    std::optional<bool> device_available;  ///< the code runner's "device" message: it found a CUDA device
+    std::string no_device_reason;          ///< why not, when it did not
 };
 
 /**
@@ -146,6 +149,9 @@ struct LabResult {
     std::vector<std::string> notes;      ///< what went right that a student wants to know ("vector_add.cu compiled")
     std::vector<std::string> warnings;   ///< warnings from the runners
     std::vector<std::string> failures;   ///< part-level failures (compile error, crash, hang, ...)
+    /// Whether the code runner found a CUDA device (its "device" message); empty when no code runner spoke.
+    std::optional<bool> device_available;
+    std::string no_device_reason;        ///< why not, when it did not
     std::string output_tail;             ///< output of a failed child, for diagnosis
     double seconds = 0;                  ///< time spent on this lab
 

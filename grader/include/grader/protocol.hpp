@@ -31,8 +31,9 @@
 
 namespace gpulab::grader {
 
-/** @brief Version of the line protocol between grader and runners (2: authenticated lines). */
-inline constexpr int kProtocolVersion = 2;
+/** @brief Version of the line protocol between grader and runners (2: authenticated lines; 3: the code runner
+ *  says whether it found a CUDA device, in a "device" message after its plan). */
+inline constexpr int kProtocolVersion = 3;
 
 /** @brief A channel key: 128 bits, fresh for every runner process. */
 using ChannelKey = std::array<std::uint8_t, 16>;
