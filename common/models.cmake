@@ -34,8 +34,8 @@ if(LABS_BUILD_TESTS)
             tests/models/attention_test.cpp tests/models/launch_test.cpp tests/models/shapes_test.cpp
             tests/models/request_test.cpp tests/models/reduction_test.cpp tests/models/calc_test.cpp
     LIBRARIES labs_models)
-  # The one GPU test of the models: the occupancy model against the CUDA runtime.
+  # The GPU tests of the models: occupancy against the CUDA runtime, event waits against the hardware.
   labs_add_test(models_gpu_tests LABELS gpu
-    SOURCES tests/models/occupancy_gpu_test.cu
+    SOURCES tests/models/occupancy_gpu_test.cu tests/models/events_gpu_test.cu
     LIBRARIES labs_models labs_common)
 endif()

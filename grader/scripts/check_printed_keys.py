@@ -21,7 +21,7 @@ import re
 import sys
 import tomllib
 
-UNITS = {"mib": "MiB", "kib": "KiB", "gib": "GiB", "gflop": "GFLOP", "rounds": "rounds?"}
+UNITS = {"mib": "MiB", "kib": "KiB", "gib": "GiB", "gflop": "GFLOP", "rounds": "rounds?", "us": "(?:µs|us)", "ms": "ms"}
 SMALL = 16
 
 
@@ -57,20 +57,20 @@ def forms(key, value, strict_units=False):
         for t in texts:
             body = re.escape(t)
             if unit and (strict_units or abs(n) <= 100 or (n > 0 and n & (n - 1) == 0)):  # small, or a power of two:  # "24 KiB": a small number only with its unit (a bare 24 means little)
-                out.append(rf"(?<![\d.,]){body}\s*{unit}\b")
+                out.append(rf"(?<![\w.,]){body}\s*{unit}\b")
             else:
-                out.append(rf"(?<![\d.,]){body}(?![\d]|[.,]\d)")
+                out.append(rf"(?<![\w.,]){body}(?![\d]|[.,]\d)")
         return out
     # A fraction: with decimals (a bare "32" for 31.75 would be everywhere), with its unit when rounded to a
     # whole number ("103 GFLOP"), or as a percentage ("21%").
     for digits in (2, 3, 4):
         t = f"{value:.{digits}g}"
         if "." in t:
-            out.append(rf"(?<![\d.]){re.escape(t)}(?![\d])")
+            out.append(rf"(?<![\w.]){re.escape(t)}(?![\d])")
         elif unit:
-            out.append(rf"(?<![\d.,]){re.escape(t)}\s*{unit}\b")
+            out.append(rf"(?<![\w.,]){re.escape(t)}\s*{unit}\b")
         if 0 < abs(value) < 1:
-            out.append(rf"(?<![\d.]){re.escape(f'{100 * value:.{digits - 1}g}')}\s*%")
+            out.append(rf"(?<![\w.]){re.escape(f'{100 * value:.{digits - 1}g}')}\s*%")
     return out
 
 

@@ -155,23 +155,6 @@ std::string how_much_slower(double ratio) {
     return ratio < 2 ? strprintf("%.0f%% slower", 100 * (ratio - 1)) : strprintf("%.1fx slower", ratio);
 }
 
-// Compares the reference as timed inside the check (A of the interleaved loop) with its timing alone,
-// before the first check: the check is INVALID when it ran more than the tolerance slower.
-void compare_reference(const Context& ctx, const TimingResult& inside, PerfResult& r) {
-    const ReferenceTiming& alone = ctx.current_reference();
-    r.reference_compared = true;
-    const double drift = alone.median_ms > 0 ? inside.median_ms / alone.median_ms : 0.0;
-    r.details["reference_drift"] = drift;
-    r.details["reference_alone_ms"] = alone.median_ms;
-    r.details["reference_tolerance"] = ctx.reference_tolerance;
-    if (drift > 1 + ctx.reference_tolerance)
-        r.invalid.push_back(strprintf("%s (the reference) ran %s inside this check than when timed alone before the "
-                                      "first check (%.4g ms vs %.4g ms; tolerance %.0f%%): work left running by "
-                                      "the code under test, or another process on this GPU?",
-                                      alone.what.c_str(), how_much_slower(drift).c_str(), inside.median_ms,
-                                      alone.median_ms, 100 * ctx.reference_tolerance));
-}
-
 // After a timed loop: one more run of the graded code, then, once its stream is done, how long the device
 // stays busy. An honest launcher's work is all on the stream it was given; anything still running then was
 // left on another stream (or in a graph launched elsewhere) and overlaps whatever is timed next. Measured
@@ -262,6 +245,21 @@ PerfResult fraction_of_copy_bandwidth(const Context& ctx, const Rotation& work, 
     return r;
 }
 
+void compare_reference(const Context& ctx, const TimingResult& inside, PerfResult& r) {
+    const ReferenceTiming& alone = ctx.current_reference();
+    r.reference_compared = true;
+    const double drift = alone.median_ms > 0 ? inside.median_ms / alone.median_ms : 0.0;
+    r.details["reference_drift"] = drift;
+    r.details["reference_alone_ms"] = alone.median_ms;
+    r.details["reference_tolerance"] = ctx.reference_tolerance;
+    if (drift > 1 + ctx.reference_tolerance)
+        r.invalid.push_back(strprintf("%s (the reference) ran %s inside this check than when timed alone before the "
+                                      "first check (%.4g ms vs %.4g ms; tolerance %.0f%%): work left running by "
+                                      "the code under test, or another process on this GPU?",
+                                      alone.what.c_str(), how_much_slower(drift).c_str(), inside.median_ms,
+                                      alone.median_ms, 100 * ctx.reference_tolerance));
+}
+
 PerfResult speedup_over(const Context& ctx, const SetEnqueue& baseline, const Rotation& work, double floor_bytes,
                         const std::string& label, std::uint64_t seed) {
     const RotationRun run = time_rotation(baseline, work, label, seed);
@@ -278,6 +276,36 @@ PerfResult speedup_over(const Context& ctx, const SetEnqueue& baseline, const Ro
     r.details = {{"work", ab.b}, {"baseline", ab.a}};
     compare_reference(ctx, ab.a, r);
     check_leftover_work(work, r);
+    return r;
+}
+
+AbResult time_host_ab(const std::function<void()>& a, const std::function<void()>& b, int reps) {
+    using Clock = std::chrono::steady_clock;
+    const auto once = [](const std::function<void()>& f) {
+        const Clock::time_point t0 = Clock::now();
+        f();
+        return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    };
+    (void)once(a);  // warm-up: first-use costs
+    (void)once(b);
+    std::vector<double> ta, tb;
+    for (int i = 0; i < std::max(1, reps); ++i) {
+        ta.push_back(once(a));
+        tb.push_back(once(b));
+    }
+    AbResult r;
+    r.a = summarize(ta);
+    r.b = summarize(tb);
+    r.ratio = r.b.median_ms > 0 ? r.a.median_ms / r.b.median_ms : 0.0;
+    return r;
+}
+
+ReferenceTiming reference_alone_host(const std::string& what, const std::function<void()>& run, int reps) {
+    const AbResult t = time_host_ab(run, run, std::max(1, reps / 2));
+    ReferenceTiming r;
+    r.what = what;
+    r.median_ms = std::min(t.a.median_ms, t.b.median_ms);
+    r.details = {{"a", t.a}, {"b", t.b}, {"clock", "host"}};
     return r;
 }
 

@@ -91,19 +91,35 @@ double stream_pipeline_time_us(std::int64_t chunks, const StreamStages& s, int s
     if (chunks < 1) throw std::invalid_argument("at least one chunk");
     if (slots < 0) throw std::invalid_argument("slots must not be negative (0: unlimited)");
     if (s.h2d_us < 0 || s.kernel_us < 0 || s.d2h_us < 0) throw std::invalid_argument("stage times must not be negative");
-    std::vector<double> out_done(static_cast<std::size_t>(chunks), 0.0);
+    std::vector<double> kernel_done(static_cast<std::size_t>(chunks), 0.0), out_done(static_cast<std::size_t>(chunks), 0.0);
     double in_free = 0, sm_free = 0, out_free = 0;
     for (std::int64_t j = 0; j < chunks; ++j) {
-        const double slot_free = slots > 0 && j >= slots ? out_done[static_cast<std::size_t>(j - slots)] : 0.0;
-        const double in_end = std::max(in_free, slot_free) + s.h2d_us;
-        const double k_end = std::max(sm_free, in_end) + s.kernel_us;
+        const bool reuse = slots > 0 && j >= slots;
+        const auto before = static_cast<std::size_t>(j - (reuse ? slots : 0));
+        // The slot's input buffer is free once the previous chunk's kernel has read it ("compute done"); its
+        // output buffer once the previous chunk's result has been copied out ("copy-out done").
+        const double in_end = std::max(in_free, reuse ? kernel_done[before] : 0.0) + s.h2d_us;
+        const double k_end = std::max({sm_free, in_end, reuse ? out_done[before] : 0.0}) + s.kernel_us;
         const double out_end = std::max(out_free, k_end) + s.d2h_us;
         in_free = in_end;
         sm_free = k_end;
         out_free = out_end;
+        kernel_done[static_cast<std::size_t>(j)] = k_end;
         out_done[static_cast<std::size_t>(j)] = out_end;
     }
     return out_free;
+}
+
+bool event_wait_blocks(bool recorded) {
+    // cudaStreamWaitEvent waits for the work captured by the most recent cudaEventRecord; an event never
+    // recorded captures no work, so there is nothing to wait for.
+    return recorded;
+}
+
+std::string missing_used_event_effect() {
+    // Were a wait on a never-recorded event to block until a record that never comes, the writer would hang;
+    // in CUDA it returns at once, so the writer goes ahead while the buffer may still be read.
+    return event_wait_blocks(false) ? "hang" : "race";
 }
 
 }  // namespace gpulab::models

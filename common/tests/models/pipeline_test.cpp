@@ -82,14 +82,20 @@ TEST_CASE("Three stages over chunks: serial sum, overlapped by the slowest stage
     CHECK(stream_bottleneck({10, 20, 30}) == "d2h");
     // One chunk: nothing to overlap.
     CHECK(stream_pipeline_time_us(1, s) == stream_serial_time_us(1, s));
-    // One slot: each chunk's copy-in waits for the previous chunk's copy-out, so nothing overlaps.
-    CHECK(stream_pipeline_time_us(8, s, 1) == stream_serial_time_us(8, s));
-    // Two slots: chunk j + 2 starts copying in when chunk j is out (period max(100, 200 / 2) = 100 here).
-    CHECK(stream_pipeline_time_us(8, s, 2) <= stream_serial_time_us(8, s));
-    CHECK(stream_pipeline_time_us(8, s, 2) >= stream_pipeline_time_us(8, s));
-    // Balanced stages with two slots: chunk 2 copies in only when chunk 0 is out (at 3t), one stage late.
+    // One slot: the next chunk's copy in overlaps only the previous chunk's copy out.
+    CHECK(stream_pipeline_time_us(8, s, 1) < stream_serial_time_us(8, s));
+    CHECK(stream_pipeline_time_us(2, s, 1) == 100 + 60 + 100 + 60 + 40);
+    // Two slots here already reach the unlimited pipeline: the copy in (the bottleneck) never waits.
+    CHECK(stream_pipeline_time_us(8, s, 2) == stream_pipeline_time_us(8, s));
+    // Balanced stages: with one slot, chunk 1's kernel waits for chunk 0's copy out; with two, nothing waits.
     const StreamStages b{10, 10, 10};
-    CHECK(stream_pipeline_time_us(4, b, 2) == 70.0);
-    CHECK(stream_pipeline_time_us(4, b, 3) == 60.0);
+    CHECK(stream_pipeline_time_us(4, b, 1) == 10 + 4 * 20.0);
+    CHECK(stream_pipeline_time_us(4, b, 2) == 60.0);
     CHECK_THROWS_AS(stream_pipeline_time_us(0, s), std::invalid_argument);
+}
+
+TEST_CASE("A wait on an event never recorded does not wait: a missing 'used' event is a race", "[models][pipeline]") {
+    CHECK_FALSE(event_wait_blocks(false));
+    CHECK(event_wait_blocks(true));
+    CHECK(missing_used_event_effect() == "race");
 }

@@ -196,6 +196,30 @@ struct Rotation {
                                               const std::string& label);
 
 /**
+ * @brief A reference that runs on the host clock (a synchronous host path: copies from pageable memory, a
+ * whole pipeline), timed alone: the median of @p reps runs of @p run, after a warm-up. Register it with
+ * Lab::reference(); compare it inside the check with compare_reference().
+ * @param what the reference, for messages @param run runs it and returns when it is done @param reps runs
+ */
+[[nodiscard]] ReferenceTiming reference_alone_host(const std::string& what, const std::function<void()>& run, int reps);
+
+/**
+ * @brief Times two synchronous host paths on the host clock, alternately (a, b, a, b, ...), after one warm-up
+ * run of each: what the timing helpers do for enqueued device work, for work that is a whole host
+ * program (several streams, host waits). ratio = median(a) / median(b).
+ * @param a the baseline @param b the graded path @param reps runs of each
+ */
+[[nodiscard]] AbResult time_host_ab(const std::function<void()>& a, const std::function<void()>& b, int reps);
+
+/**
+ * @brief For a check that times its reference itself (on the host clock, say): compares the reference's
+ * median inside the check, @p inside, with its timing alone before the first check, and marks @p r INVALID
+ * when it ran more than Context::reference_tolerance slower. Sets r.reference_compared.
+ * @param ctx the run (the check's reference) @param inside the reference timed inside the check @param r the result
+ */
+void compare_reference(const Context& ctx, const TimingResult& inside, PerfResult& r);
+
+/**
  * @brief The reference of fraction_of_copy_bandwidth() with the same @p bytes_moved: a D2D copy of
  * bytes_moved / 2 bytes, timed alone. Register it with Lab::reference().
  */

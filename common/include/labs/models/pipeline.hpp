@@ -114,11 +114,27 @@ struct StreamStages {
 
 /**
  * @brief The end-to-end time of @p chunks chunks through three in-order engines — the copy-in engine, the
- * SMs, the copy-out engine — with @p slots device buffer slots: chunk j uses slot j mod slots, and its
- * copy-in waits for the copy-out of the chunk that used the slot before (the slot's "used" event). With
- * enough slots it is h2d + kernel + d2h + (n − 1) · max(h2d, kernel, d2h).
+ * SMs, the copy-out engine — with @p slots device slots of an input and an output buffer each: chunk j uses
+ * slot j mod slots; its copy in waits until the slot's previous chunk has been computed (the input buffer's
+ * "compute done"), its kernel until that chunk has been copied out (the output buffer's "copy-out done").
+ * With enough slots it is h2d + kernel + d2h + (n − 1) · max(h2d, kernel, d2h).
  * @param chunks n (≥ 1) @param s per-chunk times (≥ 0) @param slots device slots (≥ 1; 0: unlimited)
  */
 [[nodiscard]] double stream_pipeline_time_us(std::int64_t chunks, const StreamStages& s, int slots = 0);
+
+/**
+ * @brief What a wait on an event that was never recorded does, as CUDA defines it (and as the H200 shows:
+ * common_gpu_tests, "a wait on an event that was never recorded returns at once"): it is already complete,
+ * so the waiting stream does not wait. @param recorded whether cudaEventRecord was ever called on it
+ * @return true when the wait holds the stream back until the event's work completes
+ */
+[[nodiscard]] bool event_wait_blocks(bool recorded);
+
+/**
+ * @brief What goes wrong when a buffer's "used" event is never recorded and the next writer waits on it:
+ * "hang" if such a wait never returned, "race" if the writer goes ahead while the last user may still read
+ * (whether corruption shows then depends on timing). CUDA: "race".
+ */
+[[nodiscard]] std::string missing_used_event_effect();
 
 }  // namespace gpulab::models

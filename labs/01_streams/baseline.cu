@@ -1,0 +1,125 @@
+// FROZEN: do not edit. Lab 01 baseline: the work kernel, the serial path, the chaos hook and the program
+// that hangs.
+#include <chrono>
+#include <thread>
+
+#include "labs/buffer.hpp"
+#include "labs/cuda_check.hpp"
+#include "labs/launch.hpp"
+#include "labs/math.hpp"
+#include "labs/random.hpp"
+#include "streams.hpp"
+
+namespace {
+
+// A fixed FP32 recurrence, with explicit rounding so that every launch computes the same bits.
+__global__ void work_kernel(const __nv_bfloat16* __restrict__ in, __nv_bfloat16* __restrict__ out, std::size_t n,
+                            int iters) {
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+        float x = __bfloat162float(in[i]);
+        for (int k = 0; k < iters; ++k) x = __fmaf_rn(x, 0.9990234375f, 0.0009765625f);
+        out[i] = __float2bfloat16_rn(x);
+    }
+}
+
+// One thread that keeps its SM's attention for `cycles` clock cycles: a delay on a stream.
+__global__ void spin_kernel(long long cycles) {
+    const long long start = clock64();
+    while (clock64() - start < cycles) {
+    }
+}
+
+// Waits until the host-mapped flag is set.
+__global__ void wait_for_flag(const volatile unsigned* flag) {
+    while (*flag == 0u) __nanosleep(1000);
+}
+
+__global__ void set_flag(volatile unsigned* flag) { *flag = 1u; }
+
+double clock_khz() {
+    static const double khz = [] {
+        int dev = 0, rate = 0;
+        CUDA_CHECK(cudaGetDevice(&dev));
+        CUDA_CHECK(cudaDeviceGetAttribute(&rate, cudaDevAttrClockRate, dev));
+        return double(rate);
+    }();
+    return khz;
+}
+
+}  // namespace
+
+void launch_work(const __nv_bfloat16* in, __nv_bfloat16* out, std::size_t n, int iters, cudaStream_t stream) {
+    if (n == 0) return;
+    const unsigned grid = gpulab::resident_grid(work_kernel, 256, 0, gpulab::ceil_div<std::size_t>(n, 256));
+    work_kernel<<<grid, 256, 0, stream>>>(in, out, n, iters);
+    LABS_CHECK_LAUNCH();
+}
+
+void run_serial(const std::uint16_t* in, std::uint16_t* out, std::size_t n, int iters) {
+    static gpulab::Workspace<__nv_bfloat16> d_in, d_out;
+    __nv_bfloat16* a = d_in.at_least(n);
+    __nv_bfloat16* b = d_out.at_least(n);
+    CUDA_CHECK(cudaMemcpy(a, in, n * sizeof(std::uint16_t), cudaMemcpyHostToDevice));
+    launch_work(a, b, n, iters, nullptr);
+    CUDA_CHECK(cudaMemcpy(out, b, n * sizeof(std::uint16_t), cudaMemcpyDeviceToHost));
+}
+
+Chaos::Chaos(std::uint64_t seed, double max_spin_us, double max_sleep_us)
+    : enabled_(true), seed_(seed), max_spin_us_(max_spin_us), max_sleep_us_(max_sleep_us) {}
+
+void Chaos::point(cudaStream_t stream) {
+    ++points_;
+    if (!enabled_) return;
+    const auto uniform = [this] { return double(gpulab::random_bits(seed_, draws_++) >> 11) * 0x1.0p-53; };
+    // Each stream gets its own pace when first seen: some runs starve one stream and rush another, which is
+    // what exposes an order that no event enforces.
+    auto [it, fresh] = scale_.try_emplace(stream, 1.0);
+    if (fresh) {
+        const double u = uniform();
+        it->second = u < 1.0 / 3 ? 0.05 : u < 2.0 / 3 ? 1.0 : 8.0;
+    }
+    const double spin_us = max_spin_us_ * it->second * uniform();
+    const double sleep_us = max_sleep_us_ * uniform();
+    spin_kernel<<<1, 1, 0, stream>>>(static_cast<long long>(spin_us * clock_khz() / 1000.0));
+    LABS_CHECK_LAUNCH();
+    std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(sleep_us));
+}
+
+HangDemo::HangDemo() {
+    CUDA_CHECK(cudaStreamCreateWithFlags(&producer_, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&consumer_, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaEventCreateWithFlags(&consumed_, cudaEventDisableTiming));
+    void* p = nullptr;
+    CUDA_CHECK(cudaHostAlloc(&p, sizeof(unsigned), cudaHostAllocMapped));
+    flag_ = static_cast<volatile unsigned*>(p);
+    *flag_ = 0u;
+}
+
+HangDemo::~HangDemo() {
+    if (flag_ != nullptr) {
+        *flag_ = 1u;  // never leave the consumer spinning
+        (void)cudaStreamSynchronize(consumer_);
+        (void)cudaFreeHost(const_cast<unsigned*>(flag_));
+    }
+    (void)cudaEventDestroy(consumed_);
+    (void)cudaStreamDestroy(producer_);
+    (void)cudaStreamDestroy(consumer_);
+}
+
+void HangDemo::start(bool with_release) {
+    *flag_ = 0u;
+    void* device_flag = nullptr;
+    CUDA_CHECK(cudaHostGetDevicePointer(&device_flag, const_cast<unsigned*>(flag_), 0));
+    auto* flag = static_cast<volatile unsigned*>(device_flag);
+    spin_kernel<<<1, 1, 0, producer_>>>(static_cast<long long>(100.0 * clock_khz() / 1000.0));  // the producer's work
+    LABS_CHECK_LAUNCH();
+    if (with_release) {
+        set_flag<<<1, 1, 0, producer_>>>(flag);
+        LABS_CHECK_LAUNCH();
+    }
+    wait_for_flag<<<1, 1, 0, consumer_>>>(flag);
+    LABS_CHECK_LAUNCH();
+    CUDA_CHECK(cudaEventRecord(consumed_, consumer_));
+}
+
+void HangDemo::unblock() { *flag_ = 1u; }
