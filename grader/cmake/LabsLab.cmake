@@ -17,7 +17,8 @@
 #     [LIBRARIES   <extra libraries for the implementations, the checks and the benchmark>]
 #     [DENY        <the code policy's additions: regexes over demangled symbol names the student's
 #                  object may not call, e.g. the lab's given implementations (a plain name matches that
-#                  function)>]
+#                  function); "pattern -- why" gives the reason the report shows instead of "a given
+#                  implementation of this lab">]
 #     [ALLOW       <exceptions to the default policy (grader/include/grader/policy.hpp), e.g. "^nvrtc">])
 #
 # Vocabulary: an *implementation* is whose code is graded — the student's (labs/NN/), the reference

@@ -93,8 +93,14 @@ CodePolicy default_policy() {
 
 CodePolicy lab_policy(const std::vector<std::string>& deny, const std::vector<std::string>& allow) {
     CodePolicy p = default_policy();
-    for (const std::string& d : deny)
-        p.deny_symbols.push_back({as_regex(d), "a given implementation of this lab: the graded code must be your own"});
+    // "pattern -- why" gives the lab's own reason; a bare pattern names one of the lab's given implementations.
+    for (const std::string& d : deny) {
+        const auto sep = d.find(" -- ");
+        if (sep == std::string::npos)
+            p.deny_symbols.push_back({as_regex(d), "a given implementation of this lab: the graded code must be your own"});
+        else
+            p.deny_symbols.push_back({as_regex(d.substr(0, sep)), d.substr(sep + 4)});
+    }
     for (const std::string& a : allow) p.allow.push_back(as_regex(a));
     return p;
 }

@@ -44,6 +44,12 @@ TEST_CASE("A vendor library is denied by default, a lab's given implementation b
     CHECK_FALSE(any_contains(by_default, "launch_gemm_cublas"));
     const auto lab = found(scan_object(POLICY_OBJECT_LIBRARY, lab_policy({"launch_gemm_cublas"}, {})));
     CHECK(any_contains(lab, "launch_gemm_cublas(void const*"));
+    CHECK(any_contains(lab, "given implementation"));
+    // A lab may say why it denies a call: "pattern -- why".
+    const auto reasoned = found(scan_object(POLICY_OBJECT_LIBRARY, lab_policy({"launch_gemm_cublas -- not in this lab"}, {})));
+    CHECK(any_contains(reasoned, "launch_gemm_cublas(void const*"));
+    CHECK(any_contains(reasoned, "not in this lab"));
+    CHECK_FALSE(any_contains(reasoned, "given implementation"));
     const auto allowed = found(scan_object(POLICY_OBJECT_LIBRARY, lab_policy({}, {"^cublasCreate"})));
     CHECK(allowed.empty());
 }

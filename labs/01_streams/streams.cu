@@ -46,7 +46,9 @@ void Pipeline::run(std::size_t n, int iters, std::size_t chunks, Chaos& chaos) {
 }
 
 // TODO(student) (d): poll each item (cudaStreamQuery / cudaEventQuery: cudaErrorNotReady means "not yet")
-// until all are done or deadline_ms has passed; never block on one of them. Report what did not finish.
+// until all are done or deadline_ms has passed (std::chrono::steady_clock); never block on one of them. Poll
+// again at once rather than sleeping: a sleep is a system call, which the code policy does not allow in
+// graded code. Report what did not finish, by name, in the order given.
 WatchReport watch(const std::vector<Watched>& items, double deadline_ms) {
     gpulab::unused(items, deadline_ms);
     WatchReport r;
