@@ -1,0 +1,124 @@
+// FROZEN: do not edit. Lab 02's answer key: every value comes from the models (labs_models), none is
+// stored. The chapter's worked cases keep their keys (0.5 points each); most points are on the case
+// "kernel", which answers.toml states and `grader --student ID` draws per student.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "grader/lab.hpp"
+#include "labs/models/datasets.hpp"
+#include "labs/models/occupancy.hpp"
+
+using namespace gpulab::grader;
+namespace models = gpulab::models;
+
+namespace {
+
+constexpr double kKiB = 1024.0;
+
+const models::SmLimits& h100() {
+    static const models::SmLimits sm = models::sm_limits(models::load_device("H100"));
+    return sm;
+}
+const models::DeviceSpec& h100_spec() {
+    static const models::DeviceSpec d = models::load_device("H100");
+    return d;
+}
+
+// Section 5.1.5's kernel: a 128x128 output tile, K step 64, BF16 A and W tiles and an FP32 accumulator in
+// shared memory; 256 threads, 128 registers each.
+std::int64_t tile_smem_bytes(std::int64_t tile_m, std::int64_t tile_n, std::int64_t k_step) {
+    return 2 * tile_m * k_step + 2 * k_step * tile_n + 4 * tile_m * tile_n;
+}
+const models::BlockFootprint kSection{256, 128, tile_smem_bytes(128, 128, 64)};
+const models::BlockFootprint kExercise{256, 128, tile_smem_bytes(64, 64, 64)};
+const models::BlockFootprint kExercise64{256, 64, tile_smem_bytes(64, 64, 64)};
+
+// The four options of a limiter question, as the handout names the resources.
+std::string limiter_word(const models::Occupancy& o) {
+    const models::Resource r = o.limiters.front();
+    switch (r) {
+        case models::Resource::threads: return "threads";
+        case models::Resource::regs: return "registers";
+        case models::Resource::smem: return "shared_memory";
+        case models::Resource::blocks: return "block_limit";
+    }
+    return "";
+}
+
+models::LittlesLaw little(const models::Occupancy& o, double latency_ns, int loads_per_warp) {
+    models::LittlesLawInput in;
+    in.bandwidth_gbps = h100_spec().memory_bandwidth_gbps;
+    in.latency_ns = latency_ns;
+    in.sm_count = h100_spec().sm_count;
+    in.resident_warps = o.resident_warps;
+    in.loads_per_warp = loads_per_warp;
+    in.warps_per_block = o.warps_per_block;
+    return models::littles_law(in);
+}
+
+}  // namespace
+
+void register_answers(Lab& lab) {
+    const std::vector<std::string> limiters{"threads", "registers", "shared_memory", "block_limit"};
+    const auto section = [] { return models::occupancy(h100(), kSection); };
+    lab.number("section_5_1_5.resident_blocks", "Section 5.1.5's kernel on an H100: resident blocks per SM", 0.5, 0.0,
+               [=] { return double(section().resident_blocks); });
+    lab.number("section_5_1_5.occupancy", "... and its occupancy (a fraction)", 0.5, 0.005,
+               [=] { return section().occupancy; });
+    lab.number("section_5_1_5.bytes_needed_per_sm_kb", "Little's law at 600 ns: bytes in flight needed per SM (KB, 1000 B)",
+               0.5, 0.01, [=] { return little(section(), 600, 4).needed_per_sm_bytes / 1000.0; });
+    lab.number("section_5_1_5.bytes_available_kib", "Bytes its resident warps keep in flight (KiB), 4 loads per warp",
+               0.5, 0.005, [=] { return little(section(), 600, 4).available_per_sm_bytes / kKiB; });
+    lab.number("section_5_1_5.coverage", "Available over needed", 0.5, 0.01, [=] { return little(section(), 600, 4).coverage; });
+    lab.number("slow_memory.coverage", "At 1000 ns and 2 loads per warp: coverage", 0.5, 0.01,
+               [=] { return little(section(), 1000, 2).coverage; });
+    lab.number("slow_memory.warps_needed", "... warps needed per SM to cover it", 0.5, 0.0,
+               [=] { return double(little(section(), 1000, 2).warps_needed); });
+
+    const auto ex = [] { return models::occupancy(h100(), kExercise); };
+    const auto ex64 = [] { return models::occupancy(h100(), kExercise64); };
+    lab.number("exercise_5_1.smem_per_block_kib", "Exercise 5-1: shared memory per block with the reserve (KiB)", 0.5, 0.0,
+               [=] { return double(ex().smem_per_block_bytes) / kKiB; });
+    lab.number("exercise_5_1.blocks_by_threads", "Blocks the thread slots allow", 0.5, 0.0, [=] { return double(ex().blocks_by_threads); });
+    lab.number("exercise_5_1.blocks_by_regs", "Blocks the registers allow", 0.5, 0.0, [=] { return double(ex().blocks_by_regs); });
+    lab.number("exercise_5_1.blocks_by_smem", "Blocks the shared memory allows", 0.5, 0.0, [=] { return double(ex().blocks_by_smem); });
+    lab.number("exercise_5_1.blocks_by_limit", "The block limit", 0.5, 0.0, [=] { return double(ex().blocks_by_limit); });
+    lab.number("exercise_5_1.occupancy", "Occupancy", 0.5, 0.005, [=] { return ex().occupancy; });
+    lab.choice("exercise_5_1.limiter", "What limits it?", limiters, 0.5, [=] { return limiter_word(ex()); });
+    lab.number("exercise_5_1.regs64_blocks_by_regs", "At 64 registers per thread: blocks the registers allow", 0.5, 0.0,
+               [=] { return double(ex64().blocks_by_regs); });
+    lab.number("exercise_5_1.regs64_occupancy", "... occupancy", 0.5, 0.005, [=] { return ex64().occupancy; });
+    lab.choice("exercise_5_1.regs64_limiter", "... what limits it now?", limiters, 0.5, [=] { return limiter_word(ex64()); });
+    lab.number("exercise_5_1.regs64_inflight_kib", "... bytes in flight per SM, 4 loads of 16 B per lane (KiB)", 0.5, 0.005,
+               [=] { return little(ex64(), 600, 4).available_per_sm_bytes / kKiB; });
+    lab.number("exercise_5_1.regs64_coverage", "... coverage at 600 ns and 3.35 TB/s", 0.5, 0.01,
+               [=] { return little(ex64(), 600, 4).coverage; });
+    // One MMA instruction is 16x8x16: the 128x128x64 block issues (128/16)(128/8)(64/16) of them.
+    lab.number("mma.instructions_per_tile", "MMA instructions (16x8x16) for a 128x128x64 block", 0.5, 0.0,
+               [] { return double((128 / 16) * (128 / 8) * (64 / 16)); });
+    lab.number("mma.flop_per_tile", "... and its FLOPs", 0.5, 0.0, [] { return 2.0 * 128 * 128 * 64; });
+
+    // The case: another kernel on the same SM, and Little's law for it.
+    lab.exercise_case("kernel", "a block of `threads` threads using `regs` registers each and `smem_kib` KiB of shared memory "
+                                "(reserve not included) on an H100; memory latency `latency_ns`, `loads` loads of 16 B per "
+                                "lane in flight",
+                      {{"threads", 384, 64, 1024, 64}, {"regs", 72, 24, 168, 8}, {"smem_kib", 40, 0, 160, 4},
+                       {"latency_ns", 700, 400, 1200, 50}, {"loads", 2, 1, 8}});
+    const auto mine = [](const CaseValues& v) {
+        return models::occupancy(h100(), {int(v.at("threads")), int(v.at("regs")), v.at("smem_kib") * 1024});
+    };
+    lab.number_for_case("kernel", "case.resident_blocks", "Resident blocks per SM", 2.0, 0.0,
+                        [=](const CaseValues& v) { return double(mine(v).resident_blocks); });
+    lab.number_for_case("kernel", "case.occupancy", "Occupancy", 2.0, 0.005, [=](const CaseValues& v) { return mine(v).occupancy; });
+    lab.number_for_case("kernel", "case.smem_free_kib", "Shared memory left free on the SM (KiB)", 2.0, 0.005,
+                        [=](const CaseValues& v) { return double(mine(v).smem_free_bytes) / kKiB; });
+    lab.number_for_case("kernel", "case.coverage", "Little's law coverage at the case's latency and loads", 2.0, 0.01,
+                        [=](const CaseValues& v) {
+                            return little(mine(v), double(v.at("latency_ns")), int(v.at("loads"))).coverage;
+                        });
+    lab.number_for_case("kernel", "case.warps_needed", "Warps per SM needed to cover the latency", 2.0, 0.0,
+                        [=](const CaseValues& v) {
+                            return double(little(mine(v), double(v.at("latency_ns")), int(v.at("loads"))).warps_needed);
+                        });
+}
