@@ -21,7 +21,7 @@ import re
 import sys
 import tomllib
 
-UNITS = {"mib": "MiB", "kib": "KiB", "gib": "GiB", "gflop": "GFLOP", "rounds": "rounds?", "us": "(?:µs|us)", "ms": "ms"}
+UNITS = {"mib": "MiB", "kib": "KiB", "gib": "GiB", "gflop": "GFLOP", "rounds": "rounds?", "us": "(?:µs|us)", "ms": "ms", "blocks": "blocks?", "warps": "warps?"}
 SMALL = 16
 
 
