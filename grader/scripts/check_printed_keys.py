@@ -13,7 +13,8 @@ Integers up to 16 are allowed (they are everywhere: tile counts, steps, small ex
 counts only with its unit, as does a power of two (sizes and thread counts are everywhere); a larger one
 counts wherever it stands (in a table its unit is in the header).
 Each OUTPUT (a file: say, what `grader calc` printed for the graded parameters) is checked against every
-lab's keys too.
+lab's keys too, or, written NN:FILE, against lab NN's keys only (the lab whose parameters the call used: a
+small count in one lab's calculation is not another lab's answer).
 Exit 0 when nothing is printed, 1 otherwise (each finding names the file, line, key and text).
 """
 import pathlib
@@ -106,7 +107,11 @@ def main(source_dir, outputs):
             if path.exists():
                 scan(path, str(path.relative_to(root)), keys, comments_only, problems)
     for output in outputs:
-        scan(pathlib.Path(output), output, every_key, False, problems, calc_output=True)
+        # "NN:path" checks a calculator's output against lab NN's keys only (the lab whose parameters it used);
+        # a bare path against every lab's.
+        lab_id, _, path = output.rpartition(":") if ":" in output else ("", "", output)
+        keys = {k: v for k, v in every_key.items() if not lab_id or k.startswith(lab_id + "_")}
+        scan(pathlib.Path(path), path, keys, False, problems, calc_output=True)
     for p in problems:
         print("FAIL " + p)
     print(f"{len(problems)} printed answer(s)" if problems else "ok: no handout or answers.toml prints a graded answer")

@@ -9,33 +9,36 @@ src=$1 work=$2 python=$3 grader=$4
 check="$src/grader/scripts/check_printed_keys.py"
 mkdir -p "$work"
 i=0
-while read -r args; do  # the chapter's cases and the stated cases of labs 03, 04 and 05
+outputs=""
+while read -r lab args; do  # the chapter's cases and the stated cases of labs 03, 04 and 05, each with its lab
   i=$((i + 1))
   eval "\"$grader\" calc $args" > "$work/calc$i.txt" || { echo "FAIL: grader calc $args"; exit 1; }
+  outputs="$outputs $lab:$work/calc$i.txt"
 done <<'CALLS'
-tile-traffic --tile-m 32 --tile-n 32
-tile-traffic --tile-m 64 --tile-n 64
-tile-traffic --tile-m 128 --tile-n 128
-tile-traffic --tile-m 64 --tile-n 128 --device "RTX PRO 6000"
-tile-traffic --m 3072 --n 12288 --k 4096 --tile-m 192 --tile-n 64 --tile-k 16
-tile-traffic --m 3072 --n 12288 --k 4096 --tile-m 192 --tile-n 64 --tile-k 16 --device "RTX PRO 6000"
-fusion-chain
-fusion-chain --split fused
-fusion-chain --split 2,1
-fusion-chain --quant-bytes 0
-fusion-chain --quant-bytes 0 --split fused
-fusion-chain --rows 2560 --width 13312
-fusion-chain --rows 2560 --width 13312 --split fused
-fusion-chain --rows 2560 --width 13312 --split 2,1
-quant-gemm
-bank-rounds
-bank-rounds --pad 1
-bank-rounds --pad 2
-bank-rounds --swizzle 1
-bank-rounds --element-bytes 2
-bank-rounds --width 80 --pad 3 --element-bytes 2
+03 tile-traffic --tile-m 32 --tile-n 32
+03 tile-traffic --tile-m 64 --tile-n 64
+03 tile-traffic --tile-m 128 --tile-n 128
+03 tile-traffic --tile-m 64 --tile-n 128 --device "RTX PRO 6000"
+03 tile-traffic --m 3072 --n 12288 --k 4096 --tile-m 192 --tile-n 64 --tile-k 16
+03 tile-traffic --m 3072 --n 12288 --k 4096 --tile-m 192 --tile-n 64 --tile-k 16 --device "RTX PRO 6000"
+05 fusion-chain
+05 fusion-chain --split fused
+05 fusion-chain --split 2,1
+05 fusion-chain --quant-bytes 0
+05 fusion-chain --quant-bytes 0 --split fused
+05 fusion-chain --rows 2560 --width 13312
+05 fusion-chain --rows 2560 --width 13312 --split fused
+05 fusion-chain --rows 2560 --width 13312 --split 2,1
+05 quant-gemm
+04 bank-rounds
+04 bank-rounds --pad 1
+04 bank-rounds --pad 2
+04 bank-rounds --swizzle 1
+04 bank-rounds --element-bytes 2
+04 bank-rounds --width 80 --pad 3 --element-bytes 2
 CALLS
-"$python" "$check" "$src" "$work"/calc*.txt || exit 1
+# shellcheck disable=SC2086
+"$python" "$check" "$src" $outputs || exit 1
 # ... and a calculator output that showed an answer would be caught.
 mib=$("$python" -c "import tomllib,sys; print(tomllib.load(open(sys.argv[1],'rb'))['traffic']['mib_64x64'])" \
       "$src/solutions/03_tiling/answers.toml")
