@@ -262,7 +262,7 @@ TEST_CASE("A measurement whose reference moved, or on a shared GPU, is INVALID w
 
 TEST_CASE("A performance check must name a declared reference", "[runner][invalid]") {
     Lab lab;
-    const PerfSpec spec{.pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .reference = "nope"};
+    const PerfSpec spec{.requires_check = "", .pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .reference = "nope"};
     CHECK_THROWS_AS(lab.performance("perf.x", "x", 1, spec, [](Context&) { return PerfResult{}; }), std::logic_error);
 }
 
