@@ -118,11 +118,13 @@ CorrectnessResult check_chaos(Context& ctx) {
     const Case& c = get_case(ctx, kChaosElements, kCheckIters);
     int wrong = 0, first_wrong = -1;
     std::size_t fewest_points = std::size_t(-1);
+    bool unbalanced = false;
     std::string first_what;
     for (int i = 0; i < kChaosRuns; ++i) {
         Chaos chaos(ctx.seed_for("lab01 chaos " + std::to_string(i)), 40.0, 15.0);
         const std::vector<std::uint16_t> out = run_once(p, c, kChaosChunks, chaos);
         fewest_points = std::min(fewest_points, chaos.points());
+        unbalanced = unbalanced || chaos.dones() != chaos.points();
         if (out != c.expected) {
             if (wrong++ == 0) {
                 first_wrong = i;
@@ -140,6 +142,11 @@ CorrectnessResult check_chaos(Context& ctx) {
                               "(%zu)",
                               fewest_points, kChaosChunks, needed);
         r.hint = "call chaos.point(stream) right before each cudaMemcpyAsync and each launch_work";
+        return r;
+    }
+    if (unbalanced) {
+        r.message = "chaos.done() was not called once after each operation chaos.point() announced";
+        r.hint = "each copy and kernel goes between chaos.point(stream) and chaos.done(stream), on the same stream";
         return r;
     }
     r.passed = wrong == 0;
