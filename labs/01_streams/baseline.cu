@@ -8,6 +8,7 @@
 #include "labs/launch.hpp"
 #include "labs/math.hpp"
 #include "labs/random.hpp"
+#include "labs/timing.hpp"
 #include "streams.hpp"
 
 namespace {
@@ -56,6 +57,7 @@ void launch_work(const __nv_bfloat16* in, __nv_bfloat16* out, std::size_t n, int
 }
 
 void run_serial(const std::uint16_t* in, std::uint16_t* out, std::size_t n, int iters) {
+    const gpulab::NvtxRange range("run_serial");  // a named span in Nsight Systems' timeline
     static gpulab::Workspace<__nv_bfloat16> d_in, d_out;
     __nv_bfloat16* a = d_in.at_least(n);
     __nv_bfloat16* b = d_out.at_least(n);

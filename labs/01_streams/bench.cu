@@ -66,9 +66,13 @@ void run(benchmark::State& state) {
     }
     const auto chunks = static_cast<std::size_t>(state.range(0));
     const double work_scale = double(state.range(1)) / 2.0;  // ½, 1, 2
-    const Stages s = stages(chunks, work_scale);
+    const Stages s = [&] {
+        const gpulab::NvtxRange range("stages alone");
+        return stages(chunks, work_scale);
+    }();
     Chaos quiet;
     p.run(kElements, s.balanced_iters, chunks, quiet);  // warm-up
+    const gpulab::NvtxRange range("timed runs");
     for (auto _ : state) {
         const auto t0 = std::chrono::steady_clock::now();
         p.run(kElements, s.balanced_iters, chunks, quiet);
@@ -91,6 +95,7 @@ std::string timeline_json(std::size_t chunks) {
     const Stages s = stages(chunks, 1.0);
     Chaos warm;
     p.run(kElements, s.balanced_iters, chunks, warm);
+    const gpulab::NvtxRange range(chunks == 1 ? "timeline, 1 chunk" : "timeline, 16 chunks");
     Chaos recorder;
     recorder.record_timeline();
     p.run(kElements, s.balanced_iters, chunks, recorder);
@@ -116,7 +121,10 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "lab01_bench: input() returned no memory: the pipeline is not written yet\n");
             return 1;
         }
-        const std::string json = "{\"runs\": [" + timeline_json(1) + ", " + timeline_json(16) + "]}\n";
+        cudaDeviceProp prop{};
+        CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+        const std::string json = "{\"gpu\": \"" + std::string(prop.name) + "\", \"runs\": [" + timeline_json(1) + ", " +
+                                 timeline_json(16) + "]}\n";
         std::FILE* f = std::fopen(argv[2], "w");
         if (f == nullptr) return 1;
         std::fputs(json.c_str(), f);

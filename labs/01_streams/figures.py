@@ -11,7 +11,6 @@ import sys
 here = pathlib.Path(__file__).resolve().parent
 LEFT, RIGHT, TOP, LANE, GAP, WIDTH = 80, 30, 30, 22, 46, 860
 COLOURS = ["#1f6feb", "#2da44e", "#d1242f", "#9a6700", "#8250df"]
-NAMES = []  # lanes are streams in the order the pipeline first used them: "stream 0", "stream 1", ...
 
 
 def text(x, y, s, size=11, anchor="start", colour="#24292f"):
@@ -22,7 +21,8 @@ def text(x, y, s, size=11, anchor="start", colour="#24292f"):
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
-    runs = json.loads(pathlib.Path(sys.argv[1]).read_text())["runs"]
+    data = json.loads(pathlib.Path(sys.argv[1]).read_text())
+    runs = data["runs"]
     end = max(sp["end_ms"] for r in runs for sp in r["spans"])
     scale = (WIDTH - LEFT - RIGHT) / end
     parts, y = [], TOP
@@ -32,8 +32,7 @@ def main():
         parts.append(text(LEFT, y - 8, f"{r['chunks']} chunk{'s' if r['chunks'] > 1 else ''}: {last:.2f} ms end to end"))
         for lane in range(lanes):
             ly = y + lane * LANE
-            parts.append(text(LEFT - 8, ly + 15, NAMES[lane] if lane < len(NAMES) else f"stream {lane}", 10, "end",
-                              "#57606a"))
+            parts.append(text(LEFT - 8, ly + 15, f"stream {lane}", 10, "end", "#57606a"))
             parts.append(f'<line x1="{LEFT}" y1="{ly + LANE - 2}" x2="{WIDTH - RIGHT}" y2="{ly + LANE - 2}" '
                          f'stroke="#d0d7de" stroke-width="1"/>')
         for sp in r["spans"]:
@@ -46,7 +45,9 @@ def main():
         x = LEFT + ms * scale
         parts.append(f'<line x1="{x:.1f}" y1="{y - GAP + 6}" x2="{x:.1f}" y2="{y - GAP + 12}" stroke="#57606a"/>')
         parts.append(text(x, y - GAP + 24, f"{ms} ms", 10, "middle", "#57606a"))
-    height = y - GAP + 34
+    parts.append(text(WIDTH - RIGHT, y - GAP + 40, f"measured on {data.get('gpu', 'an unnamed GPU')}: one bar per copy "
+                      "or kernel, from CUDA events", 10, "end", "#57606a"))
+    height = y - GAP + 48
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}">'
            f'<rect width="100%" height="100%" fill="#ffffff"/>' + "".join(parts) + "</svg>\n")
     out = pathlib.Path(sys.argv[2]) if len(sys.argv) == 3 else here / "figures" / "lab01_timeline.svg"
