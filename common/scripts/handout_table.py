@@ -6,11 +6,12 @@ import re
 import sys
 
 
-def measured_by(bench, context, extra=""):
+def measured_by(bench, context, extra="", l2_flushed=True):
     """The closing line under a table: which benchmark, when, where."""
     host = context.get("host_name", "")
-    return (f"Measured by `{bench}` ({context.get('date', '')}{'; ' + extra if extra else ''}; "
-            f"L2 flushed before each run{'; host ' + host if host else ''}).")
+    flushed = "; L2 flushed before each run" if l2_flushed else ""
+    return (f"Measured by `{bench}` ({context.get('date', '')}{'; ' + extra if extra else ''}{flushed}"
+            f"{'; host ' + host if host else ''}).")
 
 
 def write_results(readme_path, lines):

@@ -11,7 +11,8 @@ forms a writer would print it: an integer with or without thousands separators, 
 key names one (..._mib → "6168 MiB", ..._rounds_... → "32 rounds"); a fraction with 2 to 4 significant digits, or as a percentage.
 Integers up to 16 are allowed (they are everywhere: tile counts, steps, small examples), and one up to 100
 counts only with its unit, as does a power of two (sizes and thread counts are everywhere); a larger one
-counts wherever it stands (in a table its unit is in the header).
+counts wherever it stands (in a table its unit is in the header). The same holds for a fraction: up to 100,
+with a unit-carrying key, only with its unit.
 Each OUTPUT (a file: say, what `grader calc` printed for the graded parameters) is checked against every
 lab's keys too, or, written NN:FILE, against lab NN's keys only (the lab whose parameters the call used: a
 small count in one lab's calculation is not another lab's answer).
@@ -64,10 +65,15 @@ def forms(key, value, strict_units=False):
         return out
     # A fraction: with decimals (a bare "32" for 31.75 would be everywhere), with its unit when rounded to a
     # whole number ("103 GFLOP"), or as a percentage ("21%").
+    # A small one with a unit counts only with that unit, as a small integer does (a bare 1.05 is as likely
+    # a ratio in a table as Example 5-1's 1.05 ms).
+    bare = unit is None or strict_units is False and abs(value) > 100
     for digits in (2, 3, 4):
         t = f"{value:.{digits}g}"
-        if "." in t:
+        if "." in t and bare:
             out.append(rf"(?<![\w.]){re.escape(t)}(?![\d])")
+        elif "." in t:
+            out.append(rf"(?<![\w.]){re.escape(t)}\s*{unit}\b")
         elif unit:
             out.append(rf"(?<![\w.,]){re.escape(t)}\s*{unit}\b")
         if 0 < abs(value) < 1:

@@ -300,15 +300,6 @@ AbResult time_host_ab(const std::function<void()>& a, const std::function<void()
     return r;
 }
 
-ReferenceTiming reference_alone_host(const std::string& what, const std::function<void()>& run, int reps) {
-    const AbResult t = time_host_ab(run, run, std::max(1, reps / 2));
-    ReferenceTiming r;
-    r.what = what;
-    r.median_ms = std::min(t.a.median_ms, t.b.median_ms);
-    r.details = {{"a", t.a}, {"b", t.b}, {"clock", "host"}};
-    return r;
-}
-
 ReferenceTiming reference_alone(const std::string& what, const SetEnqueue& run, int sets, const std::string& label) {
     const int n = std::max(1, sets);
     int calls = 0;

@@ -262,7 +262,7 @@ TEST_CASE("A measurement whose reference moved, or on a shared GPU, is INVALID w
 
 TEST_CASE("A performance check must name a declared reference", "[runner][invalid]") {
     Lab lab;
-    const PerfSpec spec{.pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .reference = "nope"};
+    const PerfSpec spec{.requires_check = "", .pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .reference = "nope"};
     CHECK_THROWS_AS(lab.performance("perf.x", "x", 1, spec, [](Context&) { return PerfResult{}; }), std::logic_error);
 }
 
@@ -325,4 +325,51 @@ TEST_CASE("An exercise case takes its stated values, or each student's own, draw
     CHECK(r.details["case"]["student"] == "alice");
     CHECK(r.message.find("case tile: m = ") != std::string::npos);
     CHECK_THROWS_AS(lab.exercise_case("bad", "", {{"m", 100, 64, 256, 64}}), std::logic_error);
+}
+
+TEST_CASE("Host checks run without a GPU, GPU checks wait; a check may skip itself with its reason", "[runner][host]") {
+    Lab lab;
+    int host_runs = 0, gpu_runs = 0;
+    lab.host_check("layout.x", "a layout, on the host", 2, [&](Context&) {
+        ++host_runs;
+        return CorrectnessResult{true, "one round", "", {}, ""};
+    });
+    lab.correctness("correct.x", "x on the GPU", 3, [&](Context&) {
+        ++gpu_runs;
+        return CorrectnessResult{true, "ok", "", {}, ""};
+    });
+    lab.correctness("conflicts.x", "counted by a profiler", 1, [](Context&) {
+        CorrectnessResult r;
+        r.skipped = "bank conflicts not counted: ncu is not installed here";
+        return r;
+    });
+    SECTION("no GPU: the host check is graded, the others wait for one") {
+        GpuHooks none;
+        none.probe = [] { return std::string("no CUDA device: none here"); };
+        auto r = run_code(lab, none);
+        CHECK(r["layout.x"]["status"] == "pass");
+        CHECK(r["layout.x"]["points"] == 2);
+        CHECK(r["correct.x"]["status"] == "skipped");
+        CHECK(r["correct.x"]["message"].get<std::string>().find("no CUDA device") != std::string::npos);
+        CHECK(host_runs == 1);
+        CHECK(gpu_runs == 0);
+    }
+    SECTION("a GPU: everything runs; a check that cannot count is SKIPPED with its reason, points pending") {
+        auto r = run_code(lab, pretend_gpu());
+        CHECK(r["correct.x"]["status"] == "pass");
+        CHECK(r["conflicts.x"]["status"] == "skipped");
+        CHECK(r["conflicts.x"]["points"] == 0);
+        CHECK(r["conflicts.x"]["message"] == "bank conflicts not counted: ncu is not installed here");
+    }
+}
+
+TEST_CASE("A profile target is declared once, by a name", "[runner][profile]") {
+    Lab lab;
+    int runs = 0;
+    lab.profile_target("transposes", [&] { ++runs; });
+    CHECK(lab.profile_targets().count("transposes") == 1);
+    lab.profile_targets().at("transposes")();
+    CHECK(runs == 1);
+    CHECK_THROWS_AS(lab.profile_target("transposes", [] {}), std::logic_error);
+    CHECK_THROWS_AS(lab.profile_target("", [] {}), std::logic_error);
 }

@@ -69,3 +69,11 @@ TEST_CASE("grader calc rejects bad parameters with one line and a non-zero exit"
         CHECK(r.out.find('\n') == r.out.size() - 1);  // one line
     }
 }
+
+TEST_CASE("grader calc hides a number only from a question in the same unit", "[calc][e2e]") {
+    // 20 resident warps here; lab 01 asks for a time of 20 µs (Example 5-2): a count of warps is not that answer.
+    const Run r = grader("calc occupancy --device H100 --threads 128 --regs 96 --smem-bytes 20480 --json");
+    REQUIRE(r.status == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["resident_warps"] == 20);
+}

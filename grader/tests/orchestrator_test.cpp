@@ -186,6 +186,18 @@ TEST_CASE("Progress messages are shown as they come and change nothing in the gr
     CHECK(r.checks[0].status == Status::pass);
 }
 
+TEST_CASE("The code runner's 'device' message says whether it found a GPU", "[orchestrator]") {
+    const ChildOutcome with = run_child({FAKE_RUNNER, "--behave", "device", "--report-fd", "3"}, 10, false);
+    const PartResult r = interpret(with, "code", 20, 10);
+    CHECK(r.failure.empty());
+    CHECK_FALSE(r.tampered);
+    REQUIRE(r.device_available.has_value());
+    CHECK_FALSE(*r.device_available);
+    CHECK(r.no_device_reason == "no CUDA device: a test");
+    const ChildOutcome without = run_child({FAKE_RUNNER, "--behave", "progress", "--report-fd", "3"}, 10, false);
+    CHECK_FALSE(interpret(without, "code", 20, 10).device_available.has_value());
+}
+
 TEST_CASE("Checks that declare other points than the lab's CMake says are a definition error", "[orchestrator]") {
     const LabResult r = grade(fake_lab("bad_plan", 20));
     REQUIRE(r.failures.size() == 1);

@@ -8,6 +8,7 @@
 #include "labs/launch.hpp"
 #include "labs/math.hpp"
 #include "labs/random.hpp"
+#include "labs/timing.hpp"
 #include "streams.hpp"
 
 namespace {
@@ -56,6 +57,7 @@ void launch_work(const __nv_bfloat16* in, __nv_bfloat16* out, std::size_t n, int
 }
 
 void run_serial(const std::uint16_t* in, std::uint16_t* out, std::size_t n, int iters) {
+    const gpulab::NvtxRange range("run_serial");  // a named span in Nsight Systems' timeline
     static gpulab::Workspace<__nv_bfloat16> d_in, d_out;
     __nv_bfloat16* a = d_in.at_least(n);
     __nv_bfloat16* b = d_out.at_least(n);
@@ -67,22 +69,66 @@ void run_serial(const std::uint16_t* in, std::uint16_t* out, std::size_t n, int 
 Chaos::Chaos(std::uint64_t seed, double max_spin_us, double max_sleep_us)
     : enabled_(true), seed_(seed), max_spin_us_(max_spin_us), max_sleep_us_(max_sleep_us) {}
 
+Chaos::~Chaos() {
+    for (const Recorded& r : recorded_) {
+        (void)cudaEventDestroy(r.start);
+        if (r.end != nullptr) (void)cudaEventDestroy(r.end);
+    }
+}
+
+void Chaos::record_timeline() { timeline_ = true; }
+
 void Chaos::point(cudaStream_t stream) {
     ++points_;
-    if (!enabled_) return;
-    const auto uniform = [this] { return double(gpulab::random_bits(seed_, draws_++) >> 11) * 0x1.0p-53; };
-    // Each stream gets its own pace when first seen: some runs starve one stream and rush another, which is
-    // what exposes an order that no event enforces.
-    auto [it, fresh] = scale_.try_emplace(stream, 1.0);
-    if (fresh) {
-        const double u = uniform();
-        it->second = u < 1.0 / 3 ? 0.05 : u < 2.0 / 3 ? 1.0 : 8.0;
+    if (enabled_) {
+        const auto uniform = [this] { return double(gpulab::random_bits(seed_, draws_++) >> 11) * 0x1.0p-53; };
+        // Each stream gets its own pace when first seen: some runs starve one stream and rush another, which is
+        // what exposes an order that no event enforces.
+        auto [it, fresh] = scale_.try_emplace(stream, 1.0);
+        if (fresh) {
+            const double u = uniform();
+            it->second = u < 1.0 / 3 ? 0.05 : u < 2.0 / 3 ? 1.0 : 8.0;
+        }
+        const double spin_us = max_spin_us_ * it->second * uniform();
+        const double sleep_us = max_sleep_us_ * uniform();
+        spin_kernel<<<1, 1, 0, stream>>>(static_cast<long long>(spin_us * clock_khz() / 1000.0));
+        LABS_CHECK_LAUNCH();
+        std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(sleep_us));
     }
-    const double spin_us = max_spin_us_ * it->second * uniform();
-    const double sleep_us = max_sleep_us_ * uniform();
-    spin_kernel<<<1, 1, 0, stream>>>(static_cast<long long>(spin_us * clock_khz() / 1000.0));
-    LABS_CHECK_LAUNCH();
-    std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(sleep_us));
+    if (timeline_) {
+        Recorded r;
+        r.stream = numbers_.try_emplace(stream, static_cast<int>(numbers_.size())).first->second;
+        CUDA_CHECK(cudaEventCreate(&r.start));
+        CUDA_CHECK(cudaEventRecord(r.start, stream));
+        open_[stream] = recorded_.size();
+        recorded_.push_back(r);
+    }
+}
+
+void Chaos::done(cudaStream_t stream) {
+    ++dones_;
+    if (!timeline_) return;
+    const auto it = open_.find(stream);
+    if (it == open_.end()) return;  // a done() without its point(): nothing to close
+    Recorded& r = recorded_[it->second];
+    CUDA_CHECK(cudaEventCreate(&r.end));
+    CUDA_CHECK(cudaEventRecord(r.end, stream));
+    open_.erase(it);
+}
+
+std::vector<Chaos::Span> Chaos::timeline() const {
+    std::vector<Span> spans;
+    if (recorded_.empty()) return spans;
+    const cudaEvent_t origin = recorded_.front().start;
+    for (const Recorded& r : recorded_) {
+        if (r.end == nullptr) continue;
+        CUDA_CHECK(cudaEventSynchronize(r.end));
+        float start = 0, end = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&start, origin, r.start));
+        CUDA_CHECK(cudaEventElapsedTime(&end, origin, r.end));
+        spans.push_back({r.stream, start, end});
+    }
+    return spans;
 }
 
 HangDemo::HangDemo() {

@@ -38,30 +38,59 @@ void launch_work(const __nv_bfloat16* in, __nv_bfloat16* out, std::size_t n, int
 void run_serial(const std::uint16_t* in, std::uint16_t* out, std::size_t n, int iters);
 
 /**
- * @brief The chaos hook: the grader's way to shake a pipeline's timing. A pipeline calls point(stream)
- * right before each operation it enqueues on a stream. Disabled (the default), it does nothing; enabled,
- * it enqueues a spin kernel of random length on that stream (0 … max_spin_us, scaled by a pace each stream
- * draws when first seen: slow, normal or rushed) and sleeps the host for a random time (0 … max_sleep_us) —
- * so that any order the events do not enforce will, sooner or later, come out wrong.
+ * @brief The grader's hook into a pipeline: chaos to shake its timing, and a timeline to see it. A pipeline
+ * calls point(stream) right before each operation it enqueues on a stream (a copy or a kernel) and done(stream)
+ * right after it.
+ *
+ * Disabled (the default), point() and done() only count. With chaos, point() enqueues a spin kernel of random
+ * length on that stream (0 … max_spin_us, scaled by a pace each stream draws when first seen: slow, normal or
+ * rushed) and sleeps the host for a random time (0 … max_sleep_us) — so that any order the events do not
+ * enforce will, sooner or later, come out wrong. With a timeline, point() and done() record timing events
+ * around the operation, and timeline() returns when each one ran.
  */
 class Chaos {
 public:
-    /** @brief Disabled: point() only counts. */
+    /** @brief Disabled: point() and done() only count. */
     Chaos() = default;
-    /** @brief Enabled. @param seed draws the lengths @param max_spin_us longest spin kernel
+    /** @brief With chaos. @param seed draws the lengths @param max_spin_us longest spin kernel
      *  @param max_sleep_us longest host sleep */
     Chaos(std::uint64_t seed, double max_spin_us, double max_sleep_us);
+    ~Chaos();
+    Chaos(const Chaos&) = delete;
+    Chaos& operator=(const Chaos&) = delete;
+    /** @brief Records a timeline from now on (events around every operation). */
+    void record_timeline();
     /** @brief Call right before enqueuing an operation on @p stream. @param stream the stream */
     void point(cudaStream_t stream);
+    /** @brief Call right after enqueuing that operation. @param stream the same stream */
+    void done(cudaStream_t stream);
     /** @brief How many times point() was called. */
     [[nodiscard]] std::size_t points() const noexcept { return points_; }
+    /** @brief How many times done() was called. */
+    [[nodiscard]] std::size_t dones() const noexcept { return dones_; }
+
+    /** @brief One operation of the timeline. */
+    struct Span {
+        int stream = 0;        ///< the stream, numbered in the order first seen (0, 1, 2, ...)
+        double start_ms = 0;   ///< when it started, from the first operation's start
+        double end_ms = 0;     ///< when it ended
+    };
+    /** @brief The recorded operations (waits for their last events first), in the order enqueued. */
+    [[nodiscard]] std::vector<Span> timeline() const;
 
 private:
-    bool enabled_ = false;
+    bool enabled_ = false, timeline_ = false;
     std::uint64_t seed_ = 0, draws_ = 0;
     double max_spin_us_ = 0, max_sleep_us_ = 0;
-    std::size_t points_ = 0;
+    std::size_t points_ = 0, dones_ = 0;
     std::map<cudaStream_t, double> scale_;
+    std::map<cudaStream_t, int> numbers_;
+    struct Recorded {
+        int stream = 0;
+        cudaEvent_t start = nullptr, end = nullptr;
+    };
+    std::vector<Recorded> recorded_;
+    std::map<cudaStream_t, std::size_t> open_;  // the stream's operation waiting for its done()
 };
 
 /**
@@ -125,7 +154,8 @@ Clocks three_clocks(const std::uint16_t* pinned_in, std::uint16_t* pinned_out, _
  * It must not synchronise the device or a stream inside its loop over chunks: the order comes from events —
  * "copy done" before a chunk's kernel, "compute done" before its slot's input is overwritten by a later
  * chunk, "copy-out done" before its slot's output is overwritten. It calls chaos.point(stream) right before
- * every operation it enqueues (copies and kernels), and returns when output() holds the result.
+ * and chaos.done(stream) right after every operation it enqueues (copies and kernels), and returns when
+ * output() holds the result.
  */
 class Pipeline {
 public:

@@ -182,13 +182,16 @@ const std::string kLoadConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shar
 const std::string kStoreConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
 const std::string kSharedLoads = "smsp__inst_executed_op_shared_ld.sum";
 
-using Fp32Launcher = void (*)(const float*, float*, int, int, cudaStream_t);
+// A transpose launcher of the lab's interface, over elements of type T.
+template <class T>
+using Launcher = void (*)(const T*, T*, int, int, cudaStream_t);
+
 void plain_32(const float* in, float* out, int rows, int cols, cudaStream_t s) { launch_transpose_plain(in, out, rows, cols, s); }
 
 struct Profiled {
     std::string name;
     LayoutId layout;
-    Fp32Launcher launch;
+    Launcher<float> launch;
 };
 const std::vector<Profiled> kProfiled{{"plain", LayoutId::plain, &plain_32},
                                       {"padded", LayoutId::padded, &launch_transpose_padded},
@@ -345,9 +348,6 @@ const Case<T>& get_case(Context& ctx, const Shape& s) {
         return c;
     });
 }
-
-template <class T>
-using Launcher = void (*)(const T*, T*, int, int, cudaStream_t);
 
 template <class T>
 CorrectnessResult check_transpose(Context& ctx, const LayoutSpec& layout, Launcher<T> launch, const std::string& name,

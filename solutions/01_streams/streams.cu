@@ -110,17 +110,20 @@ void Pipeline::run(std::size_t n, int iters, std::size_t chunks, Chaos& chaos) {
         CUDA_CHECK(cudaStreamWaitEvent(s.copy_in, s.computed[slot]));
         chaos.point(s.copy_in);
         CUDA_CHECK(cudaMemcpyAsync(in, s.in.data() + first, bytes, cudaMemcpyHostToDevice, s.copy_in));
+        chaos.done(s.copy_in);
         CUDA_CHECK(cudaEventRecord(s.copied_in[slot], s.copy_in));
         // Compute, once this chunk is in ("copy done") and the slot's output has been copied out ("copy-out done").
         CUDA_CHECK(cudaStreamWaitEvent(s.compute, s.copied_in[slot]));
         CUDA_CHECK(cudaStreamWaitEvent(s.compute, s.copied_out[slot]));
         chaos.point(s.compute);
         launch_work(in, out, count, iters, s.compute);
+        chaos.done(s.compute);
         CUDA_CHECK(cudaEventRecord(s.computed[slot], s.compute));
         // Copy out, once computed.
         CUDA_CHECK(cudaStreamWaitEvent(s.copy_out, s.computed[slot]));
         chaos.point(s.copy_out);
         CUDA_CHECK(cudaMemcpyAsync(s.out.data() + first, out, bytes, cudaMemcpyDeviceToHost, s.copy_out));
+        chaos.done(s.copy_out);
         CUDA_CHECK(cudaEventRecord(s.copied_out[slot], s.copy_out));
     }
     // After the loop: the copy-out stream's last copy follows every kernel, which follow every copy in.

@@ -196,14 +196,6 @@ struct Rotation {
                                               const std::string& label);
 
 /**
- * @brief A reference that runs on the host clock (a synchronous host path: copies from pageable memory, a
- * whole pipeline), timed alone: the median of @p reps runs of @p run, after a warm-up. Register it with
- * Lab::reference(); compare it inside the check with compare_reference().
- * @param what the reference, for messages @param run runs it and returns when it is done @param reps runs
- */
-[[nodiscard]] ReferenceTiming reference_alone_host(const std::string& what, const std::function<void()>& run, int reps);
-
-/**
  * @brief Times two synchronous host paths on the host clock, alternately (a, b, a, b, ...), after one warm-up
  * run of each: what the timing helpers do for enqueued device work, for work that is a whole host
  * program (several streams, host waits). ratio = median(a) / median(b).
@@ -212,8 +204,9 @@ struct Rotation {
 [[nodiscard]] AbResult time_host_ab(const std::function<void()>& a, const std::function<void()>& b, int reps);
 
 /**
- * @brief For a check that times its reference itself (on the host clock, say): compares the reference's
- * median inside the check, @p inside, with its timing alone before the first check, and marks @p r INVALID
+ * @brief For a check that times its reference itself (lab 01 times a pinned copy between its host-clocked
+ * runs): compares the reference's median inside the check, @p inside, with its timing alone before the
+ * first check, and marks @p r INVALID
  * when it ran more than Context::reference_tolerance slower. Sets r.reference_compared.
  * @param ctx the run (the check's reference) @param inside the reference timed inside the check @param r the result
  */

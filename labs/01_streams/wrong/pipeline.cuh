@@ -94,16 +94,19 @@ void Pipeline::run(std::size_t n, int iters, std::size_t chunks, Chaos& chaos) {
         if (!kSkipComputeWait) CUDA_CHECK(cudaStreamWaitEvent(in_s, st.computed[k]));
         chaos.point(in_s);
         CUDA_CHECK(cudaMemcpyAsync(st.in[k].data(), input() + first, count * 2, cudaMemcpyHostToDevice, in_s));
+        chaos.done(in_s);
         CUDA_CHECK(cudaEventRecord(st.copied[k], in_s));
         CUDA_CHECK(cudaStreamWaitEvent(work_s, st.copied[k]));
         CUDA_CHECK(cudaStreamWaitEvent(work_s, st.drained[k]));
         chaos.point(work_s);
         launch_work(st.in[k].data(), st.out[k].data(), count, iters, work_s);
+        chaos.done(work_s);
         CUDA_CHECK(cudaEventRecord(st.computed[k], work_s));
         CUDA_CHECK(cudaStreamWaitEvent(out_s, st.computed[k]));
         chaos.point(out_s);
         CUDA_CHECK(cudaMemcpyAsync(const_cast<std::uint16_t*>(output()) + first, st.out[k].data(), count * 2,
                                    cudaMemcpyDeviceToHost, out_s));
+        chaos.done(out_s);
         CUDA_CHECK(cudaEventRecord(st.drained[k], out_s));
     }
     CUDA_CHECK(cudaStreamSynchronize(out_s));

@@ -1,0 +1,20 @@
+#!/bin/sh
+# The handouts' figures are what their scripts draw: from the models (GRADER's build) or from the measurements
+# committed beside them. Usage: figures_current.sh PYTHON SOURCE_DIR GRADER WORK_DIR
+py=$1 src=$2 grader=$3 work=$4
+status=0
+# check LAB FIGURE INPUT: labs/LAB/figures.py INPUT must draw labs/LAB/figures/FIGURE.svg, byte for byte.
+check() {
+    if ! "$py" "$src/labs/$1/figures.py" "$3" "$work/$2.svg" >/dev/null; then
+        echo "labs/$1/figures.py failed"
+        status=1
+    elif ! cmp -s "$work/$2.svg" "$src/labs/$1/figures/$2.svg"; then
+        echo "labs/$1/figures/$2.svg is not what labs/$1/figures.py draws: run it"
+        status=1
+    fi
+}
+check 01_streams lab01_timeline "$src/labs/01_streams/figures/lab01_timeline.json"
+check 03_tiling lab03_traffic "$grader"
+check 04_banks lab04_layouts "$grader"
+check 05_fusion lab05_cuts "$grader"
+exit $status
