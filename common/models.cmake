@@ -37,5 +37,5 @@ if(LABS_BUILD_TESTS)
   # The GPU tests of the models: occupancy against the CUDA runtime, event waits against the hardware.
   labs_add_test(models_gpu_tests LABELS gpu
     SOURCES tests/models/occupancy_gpu_test.cu tests/models/events_gpu_test.cu
-    LIBRARIES labs_models labs_common)
+    LIBRARIES labs_models labs_common labs_occupancy_probe)
 endif()

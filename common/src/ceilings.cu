@@ -1,5 +1,6 @@
 // Measuring this GPU's ceilings in one run.
 #include "labs/ceilings.hpp"
+#include "labs/chase.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -203,6 +204,16 @@ Ceilings measure_ceilings(const CeilingOptions& in) {
     c.launch_device_us = l.device_us;
     c.graph_node_us = graph_node_us(o.launches);
     {
+        // Latencies: walks far larger than the L2 cache, and a walk that fits in it (chase.hpp).
+        const ChaseChain dram(o.quick ? std::size_t(512) << 20 : std::size_t(1) << 30, 0x1a7e);
+        const ChaseChain l2(std::size_t(4) << 20, 0x12);
+        c.dram_latency_ns = measure_chase_latency(dram, o.quick ? 4000 : 20000, o.quick ? 1 : 3).ns_per_load;
+        c.l2_latency_ns = measure_chase_latency(l2, o.quick ? 8000 : 40000, o.quick ? 1 : 3).ns_per_load;
+        int dev = 0;
+        CUDA_CHECK(cudaGetDevice(&dev));
+        CUDA_CHECK(cudaDeviceGetAttribute(&c.sm_count, cudaDevAttrMultiProcessorCount, dev));
+    }
+    {
         DeviceBuffer<unsigned char> dev(o.transfer_bytes);
         PinnedBuffer<unsigned char> pinned(o.transfer_bytes);
         std::memset(pinned.data(), 1, pinned.bytes());
@@ -226,6 +237,9 @@ void to_json(nlohmann::json& j, const Ceilings& c) {
                        {"d2h_pinned_gbps", c.d2h_pinned_gbps},
                        {"h2d_pageable_gbps", c.h2d_pageable_gbps},
                        {"d2h_pageable_gbps", c.d2h_pageable_gbps},
+                       {"dram_latency_ns", c.dram_latency_ns},
+                       {"l2_latency_ns", c.l2_latency_ns},
+                       {"sm_count", c.sm_count},
                        {"gemm_shape", c.gemm_shape},
                        {"copy_size", c.copy_size},
                        {"d2d_copy_bytes", c.copy_bytes}};
@@ -243,10 +257,14 @@ std::string format_ceilings(const Ceilings& c) {
                   "  H2D pinned                            %9.1f GB/s\n"
                   "  D2H pinned                            %9.1f GB/s\n"
                   "  H2D pageable                          %9.1f GB/s\n"
-                  "  D2H pageable                          %9.1f GB/s\n",
+                  "  D2H pageable                          %9.1f GB/s\n"
+                  "  DRAM latency (pointer chase, 1 GiB)   %9.0f ns\n"
+                  "  L2 latency (pointer chase, 4 MiB)     %9.0f ns\n"
+                  "  SMs                                   %9d\n",
                   c.copy_size.c_str(), c.d2d_copy_gbps, c.gemm_shape.c_str(), c.bf16_gemm_tflops,
                   c.fp32_fma_tflops, c.launch_submit_us, c.launch_device_us, c.graph_node_us,
-                  c.h2d_pinned_gbps, c.d2h_pinned_gbps, c.h2d_pageable_gbps, c.d2h_pageable_gbps);
+                  c.h2d_pinned_gbps, c.d2h_pinned_gbps, c.h2d_pageable_gbps, c.d2h_pageable_gbps, c.dram_latency_ns,
+                  c.l2_latency_ns, c.sm_count);
     return buf;
 }
 

@@ -176,6 +176,16 @@ void Lab::choice(std::string key, std::string question, std::vector<std::string>
     add({key, key, CheckKind::answer, points, false}, std::move(e));
 }
 
+void Lab::number_measured(std::string key, std::string question, double points, double rel_tol,
+                          std::function<double(const Context&)> key_fn) {
+    Entry e;
+    e.answer.question = question;
+    e.answer.rel_tol = rel_tol;
+    e.answer.number_key = std::move(key_fn);
+    e.answer.needs_ceilings = true;
+    add({key, key, CheckKind::answer, points, false}, std::move(e));
+}
+
 void Lab::choice_measured(std::string key, std::string question, std::vector<std::string> options,
                           double points, std::function<std::string(const Context&)> key_fn) {
     Entry e;

@@ -257,7 +257,7 @@ void redact_graded(gpulab::models::Derivation& d) {
     const ClassConfig config = read_class_config(reg.source_dir);
     // A key's unit is in its name (traffic.mib_64x64, local_kib, gflop); a number answers it only in that unit.
     const auto unit_of_key = [](const std::string& key) {
-        for (const char* u : {"kib", "mib", "gib", "gflop", "bytes", "rounds", "percent", "us", "ms"})
+        for (const char* u : {"kib", "mib", "gib", "gflop", "bytes", "rounds", "blocks", "warps", "percent", "us", "ms"})
             if (std::regex_search(key, std::regex(std::string("(^|[._])") + u + "([._]|$)"))) return std::string(u);
         return std::string();  // a count or a ratio
     };
@@ -268,8 +268,8 @@ void redact_graded(gpulab::models::Derivation& d) {
         const double v = std::get<double>(q.value);
         std::string own;  // the quantity's own unit as the keys name it; "" for counts and ratios
         for (const auto& [unit, tag] : {std::pair{"KiB", "kib"}, {"MiB", "mib"}, {"GiB", "gib"}, {"GFLOP", "gflop"},
-                                        {"bytes", "bytes"}, {"FLOP", "flop"}, {"rounds", "rounds"}, {"µs", "us"},
-                                        {"ms", "ms"}})
+                                        {"bytes", "bytes"}, {"FLOP", "flop"}, {"rounds", "rounds"}, {"blocks", "blocks"},
+                                        {"warps", "warps"}, {"µs", "us"}, {"ms", "ms"}})
             if (q.unit == unit) own = tag;
         std::vector<std::pair<double, std::string>> forms{{v, own}};
         if (q.unit == "fraction") forms.push_back({v * 100, "percent"});  // a key in percent answers it too

@@ -31,6 +31,7 @@ Lab make_lab() {
     lab.choice("ex.kind", "Which kind?", {"math", "rounding", "cost"}, 5, [] { return std::string("cost"); });
     lab.choice_measured("ex.limit", "Limited by?", {"memory", "compute"}, 5,
                         [](const Context& c) { return c.ceiling("x").value_or(0) > 1 ? "compute" : "memory"; });
+    lab.number_measured("ex.warps", "Warps needed here?", 5, 0.25, [](const Context& c) { return 10 * c.ceiling("x").value_or(0); });
     return lab;
 }
 
@@ -114,6 +115,19 @@ TEST_CASE("Answers that need measured ceilings are skipped without them", "[answ
     CHECK(grade_key(lab, "ex.limit", s, ctx).status == Status::fail);
 }
 
+TEST_CASE("A number whose key is measured is skipped without the ceilings and graded with them", "[answers]") {
+    const Lab lab = make_lab();
+    const AnswerSheet s = read_answer_sheet(write_temp("ex.warps = 12\n"));
+    const CheckResult without = grade_key(lab, "ex.warps", s);
+    CHECK(without.status == Status::skipped);
+    CHECK(without.points == 0);
+    Context ctx;
+    ctx.ceilings = {{"x", 1.0}};  // key 10: 12 is within 25%
+    CHECK(grade_key(lab, "ex.warps", s, ctx).status == Status::pass);
+    ctx.ceilings = {{"x", 2.0}};  // key 20: 12 is not
+    CHECK(grade_key(lab, "ex.warps", s, ctx).status == Status::fail);
+}
+
 TEST_CASE("The answers runner warns about unknown keys and reports every question", "[answers]") {
     const Lab lab = make_lab();
     RunnerOptions o;
@@ -131,7 +145,7 @@ TEST_CASE("The answers runner warns about unknown keys and reports every questio
         all += line + "\n";
         if (nlohmann::json::parse(line)["type"] == "result") ++results;
     }
-    CHECK(results == 4);
+    CHECK(results == 5);
     CHECK(all.find("unknown key 'ex.blokcs'") != std::string::npos);
     CHECK(all.find("\"type\":\"done\"") != std::string::npos);
 }

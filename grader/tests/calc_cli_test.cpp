@@ -1,4 +1,4 @@
-// `grader calc` end to end: the section 5.1.5 occupancy example, the listing, and parameter errors.
+// `grader calc` end to end: an occupancy case, graded answers hidden, the listing, and parameter errors.
 #include <array>
 #include <cstdio>
 #include <memory>
@@ -28,18 +28,27 @@ Run grader(const std::string& args) {
 
 }  // namespace
 
-TEST_CASE("grader calc answers the occupancy example of section 5.1.5", "[calc][e2e]") {
+TEST_CASE("grader calc answers an occupancy case (lab 02's handout example)", "[calc][e2e]") {
+    // Not section 5.1.5's kernel: lab 02 grades that one, and the calculator hides graded answers.
+    const Run r = grader("calc occupancy --device H100 --threads 128 --regs 40 --smem-bytes 40960 --json");
+    REQUIRE(r.status == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["blocks_by_threads"] == 16);
+    CHECK(j["blocks_by_regs"] == 12);
+    CHECK(j["blocks_by_smem"] == 5);
+    CHECK(j["blocks_by_limit"] == 32);
+    CHECK(j["resident_blocks"] == 5);
+    CHECK(j["occupancy"].get<double>() == gpulab::testing::Approx(0.3125));
+    CHECK(j["limiter"] == "smem");
+}
+
+TEST_CASE("grader calc hides lab 02's graded answers for section 5.1.5's kernel", "[calc][e2e]") {
     const Run r = grader("calc occupancy --device H100 --threads 256 --regs 128 --smem-bytes 98304 --json");
     REQUIRE(r.status == 0);
     const nlohmann::json j = nlohmann::json::parse(r.out);
-    CHECK(j["blocks_by_threads"] == 8);
-    CHECK(j["blocks_by_regs"] == 2);
-    CHECK(j["blocks_by_smem"] == 2);
-    CHECK(j["blocks_by_limit"] == 32);
-    CHECK(j["resident_blocks"] == 2);
-    CHECK(j["occupancy"].get<double>() == gpulab::testing::Approx(0.25));
-    CHECK(j["limiter"].get<std::string>().find("reg") != std::string::npos);
-    CHECK(j["limiter"].get<std::string>().find("smem") != std::string::npos);
+    CHECK(j["resident_blocks"].get<std::string>().find("graded: lab 02 section_5_1_5.resident_blocks") != std::string::npos);
+    CHECK(j["occupancy"].get<std::string>().find("graded: lab 02") != std::string::npos);
+    CHECK(j["blocks_by_limit"] == 32);  // a device constant, not a question
 }
 
 TEST_CASE("grader calc prints a derivation, a list and per-model help", "[calc][e2e]") {

@@ -83,7 +83,6 @@ void register_answers(Lab& lab) {
     lab.number("exercise_5_1.blocks_by_threads", "Blocks the thread slots allow", 0.5, 0.0, [=] { return double(ex().blocks_by_threads); });
     lab.number("exercise_5_1.blocks_by_regs", "Blocks the registers allow", 0.5, 0.0, [=] { return double(ex().blocks_by_regs); });
     lab.number("exercise_5_1.blocks_by_smem", "Blocks the shared memory allows", 0.5, 0.0, [=] { return double(ex().blocks_by_smem); });
-    lab.number("exercise_5_1.blocks_by_limit", "The block limit", 0.5, 0.0, [=] { return double(ex().blocks_by_limit); });
     lab.number("exercise_5_1.occupancy", "Occupancy", 0.5, 0.005, [=] { return ex().occupancy; });
     lab.choice("exercise_5_1.limiter", "What limits it?", limiters, 0.5, [=] { return limiter_word(ex()); });
     lab.number("exercise_5_1.regs64_blocks_by_regs", "At 64 registers per thread: blocks the registers allow", 0.5, 0.0,
@@ -99,6 +98,21 @@ void register_answers(Lab& lab) {
                [] { return double((128 / 16) * (128 / 8) * (64 / 16)); });
     lab.number("mma.flop_per_tile", "... and its FLOPs", 0.5, 0.0, [] { return 2.0 * 128 * 128 * 64; });
 
+    // Answered from the student's own measurement, graded against the grader's: this GPU's DRAM latency (its
+    // pointer chase) and copy bandwidth (read + write), all its SMs, 4 loads of 16 B per lane in flight.
+    lab.number_measured("measured.warps_needed_on_this_gpu",
+                        "On this GPU: warps per SM needed to cover the DRAM latency at the copy bandwidth, 4 loads of 16 B "
+                        "per lane in flight per warp",
+                        1.0, 0.25, [](const Context& ctx) {
+                            models::LittlesLawInput in;
+                            in.bandwidth_gbps = ctx.ceiling("d2d_copy_gbps").value_or(0);
+                            in.latency_ns = ctx.ceiling("dram_latency_ns").value_or(0);
+                            in.sm_count = static_cast<int>(ctx.ceiling("sm_count").value_or(1));
+                            in.resident_warps = 1;
+                            in.loads_per_warp = 4;
+                            return double(models::littles_law(in).warps_needed);
+                        });
+
     // The case: another kernel on the same SM, and Little's law for it.
     lab.exercise_case("kernel", "a block of `threads` threads using `regs` registers each and `smem_kib` KiB of shared memory "
                                 "(reserve not included) on an H100; memory latency `latency_ns`, `loads` loads of 16 B per "
@@ -108,16 +122,16 @@ void register_answers(Lab& lab) {
     const auto mine = [](const CaseValues& v) {
         return models::occupancy(h100(), {int(v.at("threads")), int(v.at("regs")), v.at("smem_kib") * 1024});
     };
-    lab.number_for_case("kernel", "case.resident_blocks", "Resident blocks per SM", 2.0, 0.0,
+    lab.number_for_case("kernel", "case.resident_blocks", "Resident blocks per SM", 1.8, 0.0,
                         [=](const CaseValues& v) { return double(mine(v).resident_blocks); });
-    lab.number_for_case("kernel", "case.occupancy", "Occupancy", 2.0, 0.005, [=](const CaseValues& v) { return mine(v).occupancy; });
-    lab.number_for_case("kernel", "case.smem_free_kib", "Shared memory left free on the SM (KiB)", 2.0, 0.005,
+    lab.number_for_case("kernel", "case.occupancy", "Occupancy", 1.8, 0.005, [=](const CaseValues& v) { return mine(v).occupancy; });
+    lab.number_for_case("kernel", "case.smem_free_kib", "Shared memory left free on the SM (KiB)", 1.8, 0.005,
                         [=](const CaseValues& v) { return double(mine(v).smem_free_bytes) / kKiB; });
-    lab.number_for_case("kernel", "case.coverage", "Little's law coverage at the case's latency and loads", 2.0, 0.01,
+    lab.number_for_case("kernel", "case.coverage", "Little's law coverage at the case's latency and loads", 1.8, 0.01,
                         [=](const CaseValues& v) {
                             return little(mine(v), double(v.at("latency_ns")), int(v.at("loads"))).coverage;
                         });
-    lab.number_for_case("kernel", "case.warps_needed", "Warps per SM needed to cover the latency", 2.0, 0.0,
+    lab.number_for_case("kernel", "case.warps_needed", "Warps per SM needed to cover the latency", 1.8, 0.0,
                         [=](const CaseValues& v) {
                             return double(little(mine(v), double(v.at("latency_ns")), int(v.at("loads"))).warps_needed);
                         });

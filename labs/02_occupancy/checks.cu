@@ -1,11 +1,21 @@
-// FROZEN: do not edit. Lab 02's graded checks (work in progress: the host prediction; the GPU checks follow).
+// FROZEN: do not edit. Lab 02's graded checks: the residency prediction against the models (on the host) and
+// against the CUDA runtime on real kernels; the pointer chase's latencies; the streaming copy's correctness and
+// its bandwidth at a quarter of the SM; __launch_bounds__ on the tiled kernel.
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "grader/gpu_checks.hpp"
+#include "labs/buffer.hpp"
+#include "labs/chase.hpp"
+#include "labs/compare_device.hpp"
 #include "labs/models/datasets.hpp"
 #include "labs/models/occupancy.hpp"
+#include "labs/occupancy_probe.hpp"
+#include "labs/random.hpp"
 #include "labs/text.hpp"
+#include "labs/timing.hpp"
 #include "occupancy.hpp"
 
 using namespace gpulab;
@@ -117,9 +127,272 @@ CorrectnessResult check_generated(Context& ctx) {
     return r;
 }
 
+// ---- (a) on the GPU: the runtime's answer for real kernels ---------------------------------------------------
+
+CorrectnessResult check_runtime(Context&) {
+    const DeviceLimits d = this_device_limits();
+    const std::vector<OccupancyProbe> probes = occupancy_probes();
+    CorrectnessResult r;
+    int agreed = 0;
+    for (const OccupancyProbe& p : probes) {
+        const KernelResources k{p.threads, p.regs_per_thread, p.static_smem_bytes + p.dynamic_smem_bytes};
+        const Residency mine = predict_residency(k, d);
+        if (mine.resident != p.runtime_blocks) {
+            r.message = strprintf("%s at %s: you predict %d resident blocks, the runtime says %d (%d configurations "
+                                  "agreed before it)",
+                                  p.kernel.c_str(), describe(k).c_str(), mine.resident, p.runtime_blocks, agreed);
+            r.hint = "the host checks pass but this does not? Your formula may use a constant of the H100 instead of the "
+                     "DeviceLimits it is given";
+            r.details = {{"compared", agreed + 1}, {"configurations", probes.size()}};
+            return r;
+        }
+        ++agreed;
+    }
+    r.passed = true;
+    r.message = strprintf("%d configurations of %d real kernels (%d register counts, block sizes 32-1024, dynamic shared "
+                          "memory up to the opt-in maximum): all agree with cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+                          agreed, 10, distinct_register_counts(probes));
+    r.details = {{"compared", agreed}, {"register_counts", distinct_register_counts(probes)}};
+    return r;
+}
+
+// ---- (b) latency --------------------------------------------------------------------------------------------
+
+constexpr std::size_t kDramChainBytes = std::size_t(1) << 30;  // 20x the L2 of an H100 or H200
+constexpr std::size_t kL2ChainBytes = std::size_t(4) << 20;     // 16x an SM's L1, a tenth of the L2
+constexpr double kMaxDramNs = 2000;
+
+CorrectnessResult check_latency(Context& ctx) {
+    CorrectnessResult r;
+    const ChaseChain dram(kDramChainBytes, ctx.seed_for("lab02 dram chain"));
+    const ChaseChain l2(kL2ChainBytes, ctx.seed_for("lab02 l2 chain"));
+    const ChaseLatency d1 = measure_chase_latency(dram, 20000, 3, &launch_chase, 0);
+    const ChaseLatency d2 = measure_chase_latency(dram, 20000, 3, &launch_chase, dram.lines() / 2);
+    const ChaseLatency c = measure_chase_latency(l2, 40000, 3, &launch_chase, 0);
+    const std::optional<double> grader_ns = ctx.ceiling("dram_latency_ns");
+    r.details = {{"dram_ns", {d1.ns_per_load, d2.ns_per_load}}, {"l2_ns", c.ns_per_load}};
+    if (grader_ns) r.details["grader_dram_ns"] = *grader_ns;
+    r.message = strprintf("DRAM %.0f ns and %.0f ns (two runs, 1 GiB chain), L2 %.0f ns (4 MiB chain, warm)", d1.ns_per_load,
+                          d2.ns_per_load, c.ns_per_load) +
+                (grader_ns ? strprintf("; the grader's own chase: DRAM %.0f ns", *grader_ns) : std::string());
+    const auto fail = [&](const std::string& why, const std::string& hint) {
+        r.message = why + ". " + r.message;
+        r.hint = hint;
+        return r;
+    };
+    if (!d1.walked || !d2.walked || !c.walked)
+        return fail("a walk did not end where the chain does",
+                    "follow exactly `steps` links from `start` (i = words[i]) and write the last index to *end");
+    const double dram_ns = (d1.ns_per_load + d2.ns_per_load) / 2;
+    if (!(c.ns_per_load > 0) || !(c.ns_per_load < dram_ns))
+        return fail("the L2 latency is not below the DRAM latency",
+                    "one thread, one load at a time: each load's address must be the value the previous load returned");
+    if (dram_ns > kMaxDramNs)
+        return fail(strprintf("a DRAM load takes more than %.0f ns", kMaxDramNs),
+                    "the loop should hold nothing but the dependent load (no atomics, no waits, no extra work)");
+    if (std::abs(d1.ns_per_load - d2.ns_per_load) > 0.1 * dram_ns)
+        return fail("the two DRAM runs differ by more than 10%", "one thread in one block; nothing else in the loop");
+    if (grader_ns && std::abs(dram_ns - *grader_ns) > 0.25 * *grader_ns)
+        return fail("the DRAM latency is more than 25% from the grader's own pointer chase",
+                    "load with __ldcg, one dependent load per step and nothing else in the loop");
+    r.passed = true;
+    return r;
+}
+
+// ---- (c) streaming --------------------------------------------------------------------------------------------
+
+constexpr int kStreamBlocksPerSm = 2;  // 16 of 64 warp slots on an H100 or H200: a quarter of the SM
+constexpr int kLoads[] = {1, 2, 4, 8};
+
+// Copies `count` vectors with `loads` in flight and checks every copied vector and an untouched guard past them.
+CorrectnessResult check_stream(Context& ctx) {
+    CorrectnessResult r;
+    const std::size_t count = (std::size_t(1) << 22) + 333, guard = 4096;
+    DeviceBuffer<uint4> in(count), out(count + guard), poison(count + guard);
+    fill_random_bytes_device(in.data(), in.bytes(), ctx.seed_for("lab02 stream input"));
+    fill_random_bytes_device(poison.data(), poison.bytes(), ctx.seed_for("lab02 stream poison"));
+    const std::size_t ballast = ballast_bytes(kStreamBlocksPerSm);
+    nlohmann::json per;
+    for (const int loads : kLoads) {
+        CUDA_CHECK(cudaMemcpy(out.data(), poison.data(), poison.bytes(), cudaMemcpyDeviceToDevice));
+        const StreamLaunch l = launch_streaming(loads, in.data(), out.data(), count, ballast, nullptr);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        per[std::to_string(loads)] = {{"blocks_per_sm", l.blocks_per_sm}, {"occupancy", l.occupancy},
+                                      {"regs", l.regs_per_thread}};
+        const DeviceDiff copied = compare_bits_device(out.data(), in.data(), count * sizeof(uint4), 1);
+        const DeviceDiff tail = compare_bits_device(out.data() + count, poison.data() + count, guard * sizeof(uint4), 1);
+        if (copied.count != 0 || tail.count != 0) {
+            r.message = copied.count != 0
+                            ? strprintf("streaming_kernel<%d>: %zu of %zu bytes not copied; first at byte %zu", loads,
+                                        copied.count, count * sizeof(uint4), *copied.first)
+                            : strprintf("streaming_kernel<%d> wrote past the end (%zu bytes of the guard changed)", loads,
+                                        tail.count);
+            r.hint = "each thread starts at its global index and steps by the whole grid; the last round has fewer "
+                     "than LOADS elements left: copy those one at a time";
+            r.details = per;
+            return r;
+        }
+        if (l.occupancy > 0.25 + 1e-9) {
+            r.message = strprintf("streaming_kernel<%d> ran at occupancy %.2f with the ballast (a quarter at most expected)",
+                                  loads, l.occupancy);
+            r.details = per;
+            return r;
+        }
+    }
+    r.passed = true;
+    r.details = per;
+    r.message = strprintf("1, 2, 4 and 8 loads in flight: all %zu vectors (4 Mi + 333) copied, nothing past them touched; "
+                          "%d blocks of %d threads per SM (occupancy %.2f)",
+                          count, per["1"]["blocks_per_sm"].get<int>(), kStreamThreads, per["1"]["occupancy"].get<double>());
+    return r;
+}
+
+constexpr std::size_t kTimedVectors = std::size_t(16) << 20;  // 256 MiB in, 256 MiB out
+const double kTimedBytes = 2.0 * double(kTimedVectors) * sizeof(uint4);
+
+struct StreamSets {
+    DeviceBuffer<uint4> in[2], out[2];
+    std::size_t ballast = ballast_bytes(kStreamBlocksPerSm);
+    explicit StreamSets(std::uint64_t seed) {
+        for (int i = 0; i < 2; ++i) {
+            in[i] = DeviceBuffer<uint4>(kTimedVectors);
+            out[i] = DeviceBuffer<uint4>(kTimedVectors);
+            fill_random_bytes_device(in[i].data(), in[i].bytes(), seed + std::uint64_t(i));
+        }
+    }
+    SetEnqueue baseline() {
+        return [this](int i, cudaStream_t s) { (void)launch_streaming_baseline(in[i].data(), out[i].data(), kTimedVectors, ballast, s); };
+    }
+    Rotation rotation(int loads) {
+        Rotation r;
+        r.run = [this, loads](int i, cudaStream_t s) { (void)launch_streaming(loads, in[i].data(), out[i].data(), kTimedVectors, ballast, s); };
+        r.refill = [this](int i, std::uint64_t seed, cudaStream_t s) { fill_random_bytes_device(in[i].data(), in[i].bytes(), seed, s); };
+        r.output = [this](int i) { return std::pair<void*, std::size_t>{out[i].data(), out[i].bytes()}; };
+        r.verify = [this](int i, const void* got) {
+            const DeviceDiff d = compare_bits_device(got, in[i].data(), in[i].bytes(), 1);
+            return d.count == 0 ? std::string() : strprintf("%zu bytes of the copy differ from its input", d.count);
+        };
+        return r;
+    }
+};
+
+// The student's fastest setting, from a short timing of each (median of a few runs, alone).
+int best_loads(StreamSets& sets) {
+    int best = 1;
+    double best_ms = 1e30;
+    for (const int loads : kLoads) {
+        TimingOptions o;
+        o.label = "lab02 pick loads";
+        o.min_reps = 5;
+        o.max_reps = 10;
+        const double ms = time_region([&](cudaStream_t s) { sets.rotation(loads).run(0, s); }, o).median_ms;
+        if (ms < best_ms) best_ms = ms, best = loads;
+    }
+    return best;
+}
+
+PerfResult perf_stream_copy(Context& ctx) {
+    StreamSets sets(ctx.seed_for("lab02 timed copy"));
+    const int loads = best_loads(sets);
+    PerfResult r = fraction_of_copy_bandwidth(ctx, sets.rotation(loads), kTimedBytes, "lab02 streaming vs copy",
+                                              ctx.seed_for("lab02 verified copy"));
+    r.message = strprintf("streaming_kernel<%d> (your fastest) at %d blocks of %d threads per SM: ", loads, kStreamBlocksPerSm,
+                          kStreamThreads) + r.message;
+    r.details["loads"] = loads;
+    return r;
+}
+
+PerfResult perf_stream_baseline(Context& ctx) {
+    StreamSets sets(ctx.seed_for("lab02 timed baseline"));
+    const int loads = best_loads(sets);
+    PerfResult r = speedup_over(ctx, sets.baseline(), sets.rotation(loads), kTimedBytes, "lab02 streaming vs one load",
+                                ctx.seed_for("lab02 verified baseline"));
+    r.message = strprintf("streaming_kernel<%d> (your fastest) over the one-load baseline, both at %d blocks per SM: ", loads,
+                          kStreamBlocksPerSm) + r.message;
+    r.details["loads"] = loads;
+    return r;
+}
+
+// ---- (d) launch bounds ------------------------------------------------------------------------------------------
+
+// The most registers per thread at which the tiled kernel's block count is set by its shared memory, not its
+// registers, on this GPU (a multiple of 8, as the compiler allocates them): what __launch_bounds__ must reach.
+int register_budget(const TiledInfo& given) {
+    const models::SmLimits sm = device_sm_limits();
+    const auto occ = [&](int regs) {
+        return models::occupancy(sm, {kTiledThreads, regs, static_cast<std::int64_t>(given.static_smem)});
+    };
+    int budget = 0;
+    for (int regs = 8; regs <= 255; regs += 8)
+        if (occ(regs).blocks_by_regs >= occ(regs).blocks_by_smem) budget = regs;
+    return budget;
+}
+
+CorrectnessResult check_bounds(Context& ctx) {
+    CorrectnessResult r;
+    const TiledInfo given = tiled_info(), mine = tiled_bounded_info();
+    const int budget = register_budget(given);
+    r.details = {{"given", {{"regs", given.regs_per_thread}, {"blocks_per_sm", given.blocks_per_sm}, {"local_bytes", given.local_bytes}}},
+                 {"bounded", {{"regs", mine.regs_per_thread}, {"blocks_per_sm", mine.blocks_per_sm}, {"local_bytes", mine.local_bytes}}},
+                 {"register_budget", budget}};
+    // Both kernels on the same inputs: the products must be the same, bit for bit (same body, same order of
+    // operations; only the registers differ).
+    const int n = 1024;
+    const std::size_t elems = std::size_t(n) * n;
+    DeviceBuffer<float> a(elems), b(elems), c_given(elems), c_mine(elems);
+    fill_uniform_device(a.data(), elems, ctx.seed_for("lab02 tiled a"), -1.0f, 1.0f);
+    fill_uniform_device(b.data(), elems, ctx.seed_for("lab02 tiled b"), -1.0f, 1.0f);
+    fill_random_bytes_device(c_mine.data(), c_mine.bytes(), ctx.seed_for("lab02 tiled poison"));
+    launch_tiled(a.data(), b.data(), c_given.data(), n, nullptr);
+    launch_tiled_bounded(a.data(), b.data(), c_mine.data(), n, nullptr);
+    const TimingResult t_given = time_region([&](cudaStream_t s) { launch_tiled(a.data(), b.data(), c_given.data(), n, s); });
+    const TimingResult t_mine = time_region([&](cudaStream_t s) { launch_tiled_bounded(a.data(), b.data(), c_mine.data(), n, s); });
+    r.details["given_ms"] = t_given.median_ms;
+    r.details["bounded_ms"] = t_mine.median_ms;
+    const DeviceDiff d = compare_bits_device(c_mine.data(), c_given.data(), elems, sizeof(float));
+    r.message = strprintf("given: %d registers, %d blocks per SM, %.3f ms; yours: %d registers (%zu B spilled per thread), %d "
+                          "blocks per SM, %.3f ms (n = %d); the budget on this GPU: %d registers",
+                          given.regs_per_thread, given.blocks_per_sm, t_given.median_ms, mine.regs_per_thread,
+                          mine.local_bytes, mine.blocks_per_sm, t_mine.median_ms, n, budget);
+    if (d.count != 0) {
+        r.message = strprintf("%zu of %zu elements of C differ from the given kernel's. ", d.count, elems) + r.message;
+        r.hint = "tiled_bounded must run tiled_gemm_body(a, b, c, n) and nothing else";
+        return r;
+    }
+    if (mine.regs_per_thread > budget) {
+        r.message = "registers still set the block count. " + r.message;
+        r.hint = "__launch_bounds__(maxThreadsPerBlock, minBlocksPerSM): which minBlocksPerSM makes the compiler fit as "
+                 "many blocks in the register file as the shared memory allows?";
+        return r;
+    }
+    if (mine.blocks_per_sm <= given.blocks_per_sm) {
+        r.message = "no more resident blocks than the given kernel. " + r.message;
+        return r;
+    }
+    r.passed = true;
+    return r;
+}
+
 }  // namespace
 
 void register_checks(Lab& lab) {
     lab.host_check("predict.chapter", "(a) the chapter's cases, on the host", 4, [](Context&) { return check_chapter(); });
     lab.host_check("predict.generated", "(a) 250 configurations per device file, on the host", 6, check_generated);
+    lab.correctness("predict.runtime", "(a) real kernels: the runtime's resident blocks", 10, check_runtime);
+    lab.correctness("latency.chase", "(b) pointer chase: DRAM and L2 latency", 12, check_latency);
+    lab.correctness("stream.correct", "(c) streaming copy, 1/2/4/8 loads in flight, with the ballast", 8, check_stream);
+    lab.correctness("bounds.tiled", "(d) __launch_bounds__ on the tiled kernel", 12, check_bounds);
+
+    lab.reference("copy", copy_reference(kTimedBytes));
+    lab.reference("one_load", [](Context& ctx) {
+        StreamSets sets(ctx.seed_for("lab02 reference one load"));
+        return reference_alone("the one-load streaming copy", sets.baseline(), 2, "reference alone: lab02 one load");
+    });
+    const PerfSpec copy{.requires_check = "stream.correct", .pass_bar = 0.6, .full_bar = 0.85, .unit = "of copy BW",
+                        .reference = "copy"};
+    lab.performance("perf.stream_copy", "(c) streaming at a quarter of the SM vs copy bandwidth", 16, copy, perf_stream_copy);
+    const PerfSpec over{.requires_check = "stream.correct", .pass_bar = 1.05, .full_bar = 1.15, .unit = "x one load",
+                        .reference = "one_load"};
+    lab.performance("perf.stream_vs_one_load", "(c) the same over one load in flight per thread", 12, over,
+                    perf_stream_baseline);
 }

@@ -1,14 +1,22 @@
 /**
  * @file occupancy.hpp
- * @brief Lab 02 interface (first part): how many blocks of a kernel an SM keeps resident, predicted on the
- * host from the kernel's resources and the SM's limits (section 5.1.5, Exercise 5-1).
+ * @brief Lab 02 interface: how many blocks of a kernel an SM keeps resident (predicted on the host, checked
+ * against the runtime), how long one load from memory takes (a pointer chase), how many bytes must be in
+ * flight to hide it (a streaming copy held to a quarter of the SM), and what __launch_bounds__ trades
+ * (section 5.1.5, Exercise 5-1).
  *
- * FROZEN: do not edit. (Work in progress: the latency, streaming and launch-bounds parts follow.)
+ * FROZEN: do not edit. Your kernels (chase_kernel, streaming_kernel<LOADS>, tiled_bounded) are defined in
+ * occupancy.cu; the launchers below that use them are defined by occupancy_instances.cuh, which the build
+ * compiles at the end of occupancy.cu.
  */
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+
+#include <cuda_runtime_api.h>
+#include <vector_types.h>
 
 /** @brief What one block of a kernel asks of an SM. */
 struct KernelResources {
@@ -49,3 +57,72 @@ struct Residency {
  * @param k the kernel's block @param d the SM
  */
 [[nodiscard]] Residency predict_residency(const KernelResources& k, const DeviceLimits& d);
+
+/** @brief The current GPU's SM limits (given: from cudaGetDeviceProperties and the allocation granularities). */
+[[nodiscard]] DeviceLimits this_device_limits();
+
+// ---- (b) latency: a pointer chase ------------------------------------------------------------------------
+
+/**
+ * @brief Enqueues your chase_kernel on @p stream: one thread follows @p steps links of the chain in @p words
+ * from word index @p start (each link is the word index of the next) and writes the index it ends at to
+ * @p end. (Defined by occupancy_instances.cuh.)
+ */
+void launch_chase(const std::uint32_t* words, std::uint32_t start, std::int64_t steps, std::uint32_t* end,
+                  cudaStream_t stream);
+
+// ---- (c) bytes in flight: a streaming copy held to a quarter of the SM -----------------------------------
+
+/** @brief Threads per block of the streaming kernels. */
+inline constexpr int kStreamThreads = 256;
+
+/** @brief What a streaming launch ran with (from the runtime). */
+struct StreamLaunch {
+    int blocks_per_sm = 0;     ///< resident blocks per SM with the ballast (cudaOccupancyMaxActiveBlocksPerMultiprocessor)
+    double occupancy = 0;      ///< resident warps / the SM's warp slots
+    int grid = 0;              ///< blocks launched: blocks_per_sm × SMs (one wave)
+    int regs_per_thread = 0;   ///< cudaFuncGetAttributes
+};
+
+/**
+ * @brief The ballast: dynamic shared memory per block that leaves room for @p blocks_per_sm blocks of
+ * kStreamThreads threads on an SM and no more (given). The kernel never touches it; it only takes the space.
+ */
+[[nodiscard]] std::size_t ballast_bytes(int blocks_per_sm);
+
+/**
+ * @brief Enqueues your streaming_kernel<@p loads> (loads ∈ {1, 2, 4, 8}) copying @p count 16-byte vectors
+ * from @p in to @p out, with @p ballast bytes of dynamic shared memory per block and a grid of one wave,
+ * and returns what it ran with. (Defined by occupancy_instances.cuh.)
+ */
+StreamLaunch launch_streaming(int loads, const uint4* in, uint4* out, std::size_t count, std::size_t ballast,
+                              cudaStream_t stream);
+
+/** @brief The given baseline at the same ballast and grid: one 16-byte load in flight per thread. */
+StreamLaunch launch_streaming_baseline(const uint4* in, uint4* out, std::size_t count, std::size_t ballast,
+                                       cudaStream_t stream);
+
+// ---- (d) __launch_bounds__ on a tiled kernel ---------------------------------------------------------------
+
+/** @brief Threads per block of the tiled kernel. */
+inline constexpr int kTiledThreads = 256;
+/** @brief The tiled kernel's output tile: kTile × kTile elements of C per block. */
+inline constexpr int kTile = 128;
+
+/** @brief What the runtime says about one tiled kernel. */
+struct TiledInfo {
+    int regs_per_thread = 0;         ///< cudaFuncGetAttributes
+    std::size_t local_bytes = 0;     ///< local memory per thread (spills)
+    std::size_t static_smem = 0;     ///< static shared memory per block
+    int blocks_per_sm = 0;           ///< cudaOccupancyMaxActiveBlocksPerMultiprocessor at kTiledThreads
+};
+
+/** @brief C = A·B for n × n FP32 matrices (n a multiple of kTile), row-major: the given kernel, unbounded. */
+void launch_tiled(const float* a, const float* b, float* c, int n, cudaStream_t stream);
+/** @brief The given kernel's attributes. */
+[[nodiscard]] TiledInfo tiled_info();
+/** @brief The same product with your tiled_bounded (the given body under your __launch_bounds__).
+ *  (Defined by occupancy_instances.cuh.) */
+void launch_tiled_bounded(const float* a, const float* b, float* c, int n, cudaStream_t stream);
+/** @brief Your bounded kernel's attributes. (Defined by occupancy_instances.cuh.) */
+[[nodiscard]] TiledInfo tiled_bounded_info();

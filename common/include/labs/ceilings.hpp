@@ -37,6 +37,9 @@ struct Ceilings {
     double d2h_pinned_gbps = 0;      ///< device-to-host into pinned memory
     double h2d_pageable_gbps = 0;    ///< host-to-device from pageable memory
     double d2h_pageable_gbps = 0;    ///< device-to-host into pageable memory
+    double dram_latency_ns = 0;      ///< one dependent load from device memory (a pointer chase over 1 GiB)
+    double l2_latency_ns = 0;        ///< one dependent load from the L2 cache (a pointer chase over 4 MiB, warm)
+    int sm_count = 0;                ///< streaming multiprocessors
     std::string gemm_shape;          ///< "MxNxK" of the GEMM measurement
     std::string copy_size;           ///< size of the copy measurement, e.g. "1 GiB"
     double copy_bytes = 0;           ///< the same in bytes (per buffer), to repeat the measurement

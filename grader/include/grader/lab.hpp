@@ -239,6 +239,11 @@ public:
      *  @param options the accepted spellings @param points full points @param key_fn the right option */
     void choice(std::string key, std::string question, std::vector<std::string> options, double points,
                 std::function<std::string()> key_fn);
+    /** @brief A numeric exercise whose key depends on this GPU's measured ceilings (skipped without them),
+     *  answered from the student's own measurement. Parameters as for number(), with @p key_fn receiving
+     *  the run's Context (Context::ceiling()). */
+    void number_measured(std::string key, std::string question, double points, double rel_tol,
+                         std::function<double(const Context&)> key_fn);
     /** @brief A choice whose right option depends on this GPU's measured ceilings (skipped without
      *  them). Parameters as for choice(), with @p key_fn receiving the run's Context. */
     void choice_measured(std::string key, std::string question, std::vector<std::string> options,

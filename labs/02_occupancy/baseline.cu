@@ -1,0 +1,71 @@
+// FROZEN: do not edit. Lab 02 baseline: the device-limit query, the ballast, the one-load streaming copy,
+// and the given tiled kernel without launch bounds.
+#include <stdexcept>
+
+#include "labs/cuda_check.hpp"
+#include "labs/occupancy_probe.hpp"
+#include "occupancy.hpp"
+#include "streaming_launch.cuh"
+#include "tiled_body.cuh"
+
+namespace {
+
+// One 16-byte load in flight per thread: each iteration's store waits for its load, and the next load is
+// issued only after it.
+__global__ void streaming_baseline(const uint4* __restrict__ in, uint4* __restrict__ out, std::size_t count) {
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count; i += std::size_t(gridDim.x) * blockDim.x)
+        out[i] = in[i];
+}
+
+__global__ void tiled_unbounded(const float* a, const float* b, float* c, int n) { tiled_gemm_body(a, b, c, n); }
+
+}  // namespace
+
+DeviceLimits this_device_limits() {
+    const gpulab::models::SmLimits sm = gpulab::device_sm_limits();
+    DeviceLimits d;
+    d.warp_size = sm.warp_size;
+    d.max_threads_per_sm = sm.max_threads_per_sm;
+    d.max_blocks_per_sm = sm.max_blocks_per_sm;
+    d.regs_per_sm = sm.regs_per_sm;
+    d.reg_alloc_unit = sm.reg_alloc_unit;
+    d.reg_file_partitions = sm.reg_file_partitions;
+    d.smem_per_sm_bytes = sm.smem_per_sm_bytes;
+    d.smem_reserved_per_block_bytes = sm.smem_reserved_per_block_bytes;
+    d.smem_alloc_unit_bytes = sm.smem_alloc_unit_bytes;
+    return d;
+}
+
+std::size_t ballast_bytes(int blocks_per_sm) {
+    if (blocks_per_sm < 1) throw std::invalid_argument("ballast_bytes: at least one block per SM");
+    const gpulab::models::SmLimits sm = gpulab::device_sm_limits();
+    // Each block's share of the SM, rounded down to the allocation unit, less the driver's reserve: that many
+    // blocks fit, one more does not.
+    const std::int64_t share = sm.smem_per_sm_bytes / blocks_per_sm / sm.smem_alloc_unit_bytes * sm.smem_alloc_unit_bytes;
+    const std::int64_t ballast = std::min(share - sm.smem_reserved_per_block_bytes, sm.smem_per_block_max_bytes);
+    return static_cast<std::size_t>(std::max<std::int64_t>(ballast, 0));
+}
+
+StreamLaunch launch_streaming_baseline(const uint4* in, uint4* out, std::size_t count, std::size_t ballast,
+                                       cudaStream_t stream) {
+    return launch_with_ballast(streaming_baseline, in, out, count, ballast, stream);
+}
+
+void launch_tiled(const float* a, const float* b, float* c, int n, cudaStream_t stream) {
+    if (n <= 0 || n % kTile != 0) throw std::invalid_argument("launch_tiled: n must be a multiple of kTile");
+    tiled_unbounded<<<dim3(n / kTile, n / kTile), kTiledThreads, 0, stream>>>(a, b, c, n);
+    LABS_CHECK_LAUNCH();
+}
+
+TiledInfo tiled_info() {
+    cudaFuncAttributes attr{};
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, tiled_unbounded));
+    CUDA_CHECK(cudaFuncSetAttribute(tiled_unbounded, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    cudaSharedmemCarveoutMaxShared));
+    TiledInfo t;
+    t.regs_per_thread = attr.numRegs;
+    t.local_bytes = attr.localSizeBytes;
+    t.static_smem = attr.sharedSizeBytes;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&t.blocks_per_sm, tiled_unbounded, kTiledThreads, 0));
+    return t;
+}

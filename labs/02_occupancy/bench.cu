@@ -1,0 +1,105 @@
+// FROZEN: do not edit. Lab 02 experiment: the latency-hiding curve. Your streaming copy of 256 MiB at 1, 2, 4
+// and 8 loads in flight per thread, and the one-load baseline, with the ballast set for 1 … 8 resident blocks
+// of 256 threads per SM (8 … 64 warps); GB/s (read + write), resident warps and this GPU's copy bandwidth as
+// counters. Then the given tiled kernel and your bounded one (registers, blocks per SM, time), and the
+// pointer-chase latencies (DRAM and L2) that Little's law needs to predict the curve.
+//
+//   build/labs/02_occupancy/lab02_bench --benchmark_format=json > bench.json   (your code)
+//   labs/02_occupancy/figures.py bench.json [OUT.svg]                         (the curve, with Little's law)
+//   labs/02_occupancy/results_table.py bench.json labs/02_occupancy/README.md (the handout's table)
+#include <benchmark/benchmark.h>
+
+#include "labs/bench.hpp"
+#include "labs/buffer.hpp"
+#include "labs/ceilings.hpp"
+#include "labs/chase.hpp"
+#include "labs/random.hpp"
+#include "occupancy.hpp"
+
+namespace {
+
+constexpr std::size_t kVectors = std::size_t(16) << 20;  // 256 MiB
+
+double copy_gbps() {
+    static const double v = gpulab::measure_copy_bandwidth_gbps();
+    return v;
+}
+
+struct Buffers {
+    gpulab::DeviceBuffer<uint4> in{kVectors}, out{kVectors};
+    Buffers() { gpulab::fill_random_bytes_device(in.data(), in.bytes(), 1); }
+};
+
+Buffers& buffers() {
+    static Buffers b;
+    return b;
+}
+
+// state.range(0): loads in flight (0: the baseline); state.range(1): resident blocks per SM.
+void streaming(benchmark::State& state) {
+    const int loads = static_cast<int>(state.range(0));
+    const int blocks = static_cast<int>(state.range(1));
+    Buffers& b = buffers();
+    const std::size_t ballast = ballast_bytes(blocks);
+    StreamLaunch launched;
+    const double ms = gpulab::bench::time_manual(state, [&](cudaStream_t s) {
+        launched = loads == 0 ? launch_streaming_baseline(b.in.data(), b.out.data(), kVectors, ballast, s)
+                              : launch_streaming(loads, b.in.data(), b.out.data(), kVectors, ballast, s);
+    });
+    if (ms < 0) return;
+    const double bytes = 2.0 * double(kVectors) * sizeof(uint4);
+    state.counters["loads"] = loads;
+    state.counters["blocks_per_sm"] = launched.blocks_per_sm;
+    state.counters["warps_per_sm"] = launched.blocks_per_sm * kStreamThreads / 32;
+    state.counters["occupancy"] = launched.occupancy;
+    state.counters["GB/s"] = bytes / (ms * 1e-3) / 1e9;
+    state.counters["copy_GB/s"] = copy_gbps();
+}
+
+void tiled(benchmark::State& state) {
+    const bool bounded = state.range(0) != 0;
+    const int n = 4096;
+    const std::size_t elems = std::size_t(n) * n;
+    static gpulab::DeviceBuffer<float> a(elems), b(elems), c(elems);
+    gpulab::fill_uniform_device(a.data(), elems, 2);
+    gpulab::fill_uniform_device(b.data(), elems, 3);
+    const double ms = gpulab::bench::time_manual(state, [&](cudaStream_t s) {
+        if (bounded) launch_tiled_bounded(a.data(), b.data(), c.data(), n, s);
+        else launch_tiled(a.data(), b.data(), c.data(), n, s);
+    });
+    if (ms < 0) return;
+    const TiledInfo info = bounded ? tiled_bounded_info() : tiled_info();
+    state.counters["bounded"] = bounded;
+    state.counters["regs"] = info.regs_per_thread;
+    state.counters["spill_bytes"] = double(info.local_bytes);
+    state.counters["blocks_per_sm"] = info.blocks_per_sm;
+    state.counters["TFLOP/s"] = 2.0 * double(n) * n * n / (ms * 1e-3) / 1e12;
+}
+
+// The latencies: the library's chase (cached in L2 only) and yours, on chains of 1 GiB and 4 MiB.
+void latency(benchmark::State& state) {
+    const bool dram = state.range(0) != 0;
+    const bool mine = state.range(1) != 0;
+    const gpulab::ChaseChain chain(dram ? std::size_t(1) << 30 : std::size_t(4) << 20, 7);
+    gpulab::ChaseLatency l;
+    for (auto _ : state) {
+        l = gpulab::measure_chase_latency(chain, dram ? 20000 : 40000, 3, mine ? &launch_chase : nullptr);
+        state.SetIterationTime(1e-9 * l.ns_per_load);
+    }
+    if (!l.walked) state.SkipWithError("the walk did not end where the chain does");
+    state.counters["dram"] = dram;
+    state.counters["yours"] = mine;
+    state.counters["ns"] = l.ns_per_load;
+    state.counters["sms"] = gpulab::probe_device().info.sm_count;
+}
+
+}  // namespace
+
+BENCHMARK(streaming)
+    ->ArgsProduct({{0, 1, 2, 4, 8}, {1, 2, 3, 4, 5, 6, 7, 8}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(tiled)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(latency)->ArgsProduct({{1, 0}, {0, 1}})->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_MAIN();
