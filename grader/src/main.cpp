@@ -68,7 +68,7 @@ Ceilings measure(const Registry& reg, bool verbose) {
     }
     close(fd);
     c.file = path;
-    std::cerr << "Measuring this GPU's ceilings (copy bandwidth, BF16 GEMM, launch latency) ...\n";
+    std::cerr << "Measuring this GPU's ceilings (copy bandwidth, BF16 GEMM, launch and memory latency) ...\n";
     std::vector<std::string> argv = reg.ceilings_command;
     argv.insert(argv.end(), {"--out", c.file});
     const ChildOutcome o = run_child(argv, 300, false);

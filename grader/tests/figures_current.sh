@@ -14,6 +14,7 @@ check() {
     fi
 }
 check 01_streams lab01_timeline "$src/labs/01_streams/figures/lab01_timeline.json"
+check 02_occupancy lab02_curve "$src/labs/02_occupancy/figures/lab02_bench.json"
 check 03_tiling lab03_traffic "$grader"
 check 04_banks lab04_layouts "$grader"
 check 05_fusion lab05_cuts "$grader"

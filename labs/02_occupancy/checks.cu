@@ -3,6 +3,7 @@
 // its bandwidth at a quarter of the SM; __launch_bounds__ on the tiled kernel.
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,21 +22,10 @@
 using namespace gpulab;
 using namespace gpulab::grader;
 
-namespace {
+// baseline.cu: the model's SM limits in the lab's struct.
+DeviceLimits device_limits_of(const gpulab::models::SmLimits& sm);
 
-DeviceLimits limits_of(const models::SmLimits& sm) {
-    DeviceLimits d;
-    d.warp_size = sm.warp_size;
-    d.max_threads_per_sm = sm.max_threads_per_sm;
-    d.max_blocks_per_sm = sm.max_blocks_per_sm;
-    d.regs_per_sm = sm.regs_per_sm;
-    d.reg_alloc_unit = sm.reg_alloc_unit;
-    d.reg_file_partitions = sm.reg_file_partitions;
-    d.smem_per_sm_bytes = sm.smem_per_sm_bytes;
-    d.smem_reserved_per_block_bytes = sm.smem_reserved_per_block_bytes;
-    d.smem_alloc_unit_bytes = sm.smem_alloc_unit_bytes;
-    return d;
-}
+namespace {
 
 std::string limiter_word(models::Resource r) {
     switch (r) {
@@ -50,7 +40,7 @@ std::string limiter_word(models::Resource r) {
 // "" when the student's prediction is the model's, else what differs.
 std::string compare(const KernelResources& k, const models::SmLimits& sm) {
     const models::Occupancy o = models::occupancy(sm, {k.threads, k.regs_per_thread, k.smem_bytes});
-    const Residency r = predict_residency(k, limits_of(sm));
+    const Residency r = predict_residency(k, device_limits_of(sm));
     std::string diff;
     const auto field = [&](const char* name, long long mine, long long model) {
         if (mine != model) diff += strprintf("%s%s %lld (model %lld)", diff.empty() ? "" : ", ", name, mine, model);
@@ -148,10 +138,12 @@ CorrectnessResult check_runtime(Context&) {
         }
         ++agreed;
     }
+    std::set<std::string> kernels;
+    for (const OccupancyProbe& p : probes) kernels.insert(p.kernel);
     r.passed = true;
-    r.message = strprintf("%d configurations of %d real kernels (%d register counts, block sizes 32-1024, dynamic shared "
+    r.message = strprintf("%d configurations of %zu real kernels (%d register counts, block sizes 32-1024, dynamic shared "
                           "memory up to the opt-in maximum): all agree with cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-                          agreed, 10, distinct_register_counts(probes));
+                          agreed, kernels.size(), distinct_register_counts(probes));
     r.details = {{"compared", agreed}, {"register_counts", distinct_register_counts(probes)}};
     return r;
 }
