@@ -1,8 +1,9 @@
 // FROZEN: do not edit. Lab 02 experiment: the latency-hiding curve. Your streaming copy of 256 MiB at 1, 2, 4
 // and 8 loads in flight per thread, and the one-load baseline, with the ballast set for 1 … 8 resident blocks
 // of 256 threads per SM (8 … 64 warps); GB/s (read + write), resident warps and this GPU's copy bandwidth as
-// counters. Then the given tiled kernel and your bounded one (registers, blocks per SM, time), and the
-// pointer-chase latencies (DRAM and L2) that Little's law needs to predict the curve.
+// counters. Then the given tiled kernel and your bounded one (registers, blocks per SM, time), the same body
+// under __launch_bounds__(256, 1 … 6) — the registers traded for blocks, step by step — and the pointer-chase
+// latencies (DRAM and L2) that Little's law needs to predict the curve.
 //
 //   build/labs/02_occupancy/lab02_bench --benchmark_format=json > bench.json   (your code)
 //   labs/02_occupancy/figures.py bench.json [OUT.svg]                         (the curve, with Little's law)
@@ -13,8 +14,10 @@
 #include "labs/buffer.hpp"
 #include "labs/ceilings.hpp"
 #include "labs/chase.hpp"
+#include "labs/cuda_check.hpp"
 #include "labs/random.hpp"
 #include "occupancy.hpp"
+#include "tiled_body.cuh"
 
 namespace {
 
@@ -76,6 +79,40 @@ void tiled(benchmark::State& state) {
     state.counters["TFLOP/s"] = 2.0 * double(n) * n * n / (ms * 1e-3) / 1e12;
 }
 
+template <int MinBlocks>
+__global__ void __launch_bounds__(kTiledThreads, MinBlocks) tiled_at(const float* a, const float* b, float* c, int n) {
+    tiled_gemm_body(a, b, c, n);
+}
+
+using TiledKernel = void (*)(const float*, const float*, float*, int);
+
+// state.range(0): minBlocksPerSM of the bounds.
+void tiled_sweep(benchmark::State& state) {
+    const int min_blocks = static_cast<int>(state.range(0));
+    constexpr TiledKernel kernels[] = {tiled_at<1>, tiled_at<2>, tiled_at<3>, tiled_at<4>, tiled_at<5>, tiled_at<6>};
+    const TiledKernel kernel = kernels[min_blocks - 1];
+    const int n = 4096;
+    const std::size_t elems = std::size_t(n) * n;
+    static gpulab::DeviceBuffer<float> a(elems), b(elems), c(elems);
+    gpulab::fill_uniform_device(a.data(), elems, 2);
+    gpulab::fill_uniform_device(b.data(), elems, 3);
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+    const double ms = gpulab::bench::time_manual(state, [&](cudaStream_t s) {
+        kernel<<<dim3(n / kTile, n / kTile), kTiledThreads, 0, s>>>(a.data(), b.data(), c.data(), n);
+        LABS_CHECK_LAUNCH();
+    });
+    if (ms < 0) return;
+    cudaFuncAttributes attr{};
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+    int blocks = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kTiledThreads, 0));
+    state.counters["min_blocks"] = min_blocks;
+    state.counters["regs"] = attr.numRegs;
+    state.counters["spill_bytes"] = double(attr.localSizeBytes);
+    state.counters["blocks_per_sm"] = blocks;
+    state.counters["TFLOP/s"] = 2.0 * double(n) * n * n / (ms * 1e-3) / 1e12;
+}
+
 // The latencies: the library's chase (cached in L2 only) and yours, on chains of 1 GiB and 4 MiB.
 void latency(benchmark::State& state) {
     const bool dram = state.range(0) != 0;
@@ -100,6 +137,7 @@ BENCHMARK(streaming)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(tiled)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(tiled_sweep)->DenseRange(1, 6)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(latency)->ArgsProduct({{1, 0}, {0, 1}})->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

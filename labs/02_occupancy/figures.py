@@ -67,7 +67,7 @@ def main():
         parts.append(text(W - RIGHT + 42, legend_y + 4, NAMES.get(loads, f"{loads} loads"), 10))
         legend_y += 16
     parts.append(text(W - RIGHT + 18, legend_y + 10, "dotted: Little's law,", 10, colour="#57606a"))
-    parts.append(text(W - RIGHT + 18, legend_y + 24, f"{latency:.0f} ns, {sms} SMs", 10, colour="#57606a"))
+    parts.append(text(W - RIGHT + 18, legend_y + 24, f"{latency:.0f} ns, {sms:.0f} SMs", 10, colour="#57606a"))
     parts.append(f'<line x1="{LEFT}" y1="{H - BOTTOM}" x2="{px(xmax)}" y2="{H - BOTTOM}" stroke="#24292f"/>')
     parts.append(f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{H - BOTTOM}" stroke="#24292f"/>')
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}">'
