@@ -8,6 +8,7 @@
 #include "grader/lab.hpp"
 #include "labs/models/datasets.hpp"
 #include "labs/models/occupancy.hpp"
+#include "labs/models/tiling.hpp"
 
 using namespace gpulab::grader;
 namespace models = gpulab::models;
@@ -93,10 +94,11 @@ void register_answers(Lab& lab) {
                [=] { return little(ex64(), 600, 4).available_per_sm_bytes / kKiB; });
     lab.number("exercise_5_1.regs64_coverage", "... coverage at 600 ns and 3.35 TB/s", 0.5, 0.01,
                [=] { return little(ex64(), 600, 4).coverage; });
-    // One MMA instruction is 16x8x16: the 128x128x64 block issues (128/16)(128/8)(64/16) of them.
+    // One MMA instruction is 16x8x16; the block's 8 warps share the 128x128x64 step (labs_models' mma_count).
+    const auto mma = [] { return models::mma_count(models::Tile{128, 128, 64}, 8); };
     lab.number("mma.instructions_per_tile", "MMA instructions (16x8x16) for a 128x128x64 block", 0.5, 0.0,
-               [] { return double((128 / 16) * (128 / 8) * (64 / 16)); });
-    lab.number("mma.flop_per_tile", "... and its FLOPs", 0.5, 0.0, [] { return 2.0 * 128 * 128 * 64; });
+               [=] { return double(mma().instructions); });
+    lab.number("mma.flop_per_tile", "... and its FLOPs", 0.5, 0.0, [=] { return mma().tile_flop; });
 
     // Answered from the student's own measurement, graded against the grader's: this GPU's DRAM latency (its
     // pointer chase) and copy bandwidth (read + write), all its SMs, 4 loads of 16 B per lane in flight.
