@@ -257,12 +257,12 @@ void print_report(std::ostream& out, const RunReport& r, bool colour, bool verbo
         for (const std::string& n : l.notes) out << "  " << (colour ? "\033[32m" : "") << "✓" << reset << " " << n << "\n";
         // The id is the handouts' vocabulary (and what --only takes); the title says it in words. The target
         // comes last, whole; a check that did not run says why in its row.
-        out << "  " << pad("check", 56) << pad("status", 13) << pad("measured", 24) << pad("points", 9) << "target\n";
+        out << "  " << pad("check", 56) << pad("status", 13) << pad("measured", 24) << pad("points", 11) << "target\n";
         for (const CheckResult& c : l.checks) {
             const std::string name = c.title.empty() || c.title == c.id ? c.id : c.id + "  " + c.title;
             const std::string measured = c.status == Status::skipped || c.status == Status::not_run ? short_reason(c) : c.measured;
             out << "  " << pad(name, 56) << (colour ? colour_of(c.status) : "") << pad(upper(to_string(c.status)), 13) << reset
-                << pad(measured, 24) << pad(pts(c.points) + "/" + pts(c.max_points), 9) << c.target << "\n";
+                << pad(measured, 24) << pad(pts(c.points) + "/" + pts(c.max_points), 11) << c.target << "\n";
         }
         // Below the table, once each: what failed and why, with hints. Unanswered questions are counted, not
         // listed again; a check that only repeats why the whole lab failed is left to the FAILED line.

@@ -40,7 +40,7 @@ def main():
     px = lambda w: LEFT + (W - LEFT - RIGHT) * w / xmax
     py = lambda g: H - BOTTOM - (H - TOP - BOTTOM) * g / ymax
     parts = [f'<line x1="{px(0)}" y1="{py(copy):.1f}" x2="{px(xmax)}" y2="{py(copy):.1f}" stroke="#24292f" '
-             f'stroke-dasharray="2,3"/>', text(px(xmax) + 6, py(copy) + 4, f"copy {copy:.0f} GB/s", 10)]
+             f'stroke-dasharray="2,3"/>', text(px(xmax) - 4, py(copy) - 6, f"D2D copy: {copy:.0f} GB/s", 10, "end")]
     for g in range(0, int(ymax), 1000):
         parts.append(f'<line x1="{LEFT}" y1="{py(g):.1f}" x2="{px(xmax)}" y2="{py(g):.1f}" stroke="#eaeef2"/>')
         parts.append(text(LEFT - 6, py(g) + 4, f"{g}", 10, "end", "#57606a"))
@@ -60,14 +60,16 @@ def main():
             parts.append(f'<circle cx="{px(w):.1f}" cy="{py(g):.1f}" r="2.5" fill="{colour}"/>')
         if loads > 0:  # Little's law for this many loads in flight
             model = [(w, min(copy, 2 * w * loads * 32 * 16 * sms / latency)) for w in range(1, xmax + 1)]
-            parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1" stroke-opacity="0.55" '
-                         f'stroke-dasharray="1,3" points="' + " ".join(f"{px(w):.1f},{py(g):.1f}" for w, g in model) + '"/>')
+            parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" stroke-opacity="0.8" '
+                         f'stroke-dasharray="2,3" points="' + " ".join(f"{px(w):.1f},{py(g):.1f}" for w, g in model) + '"/>')
         parts.append(f'<line x1="{W - RIGHT + 18}" y1="{legend_y}" x2="{W - RIGHT + 38}" y2="{legend_y}" '
                      f'stroke="{colour}" stroke-width="2"{dash}/>')
         parts.append(text(W - RIGHT + 42, legend_y + 4, NAMES.get(loads, f"{loads} loads"), 10))
         legend_y += 16
-    parts.append(text(W - RIGHT + 18, legend_y + 10, "dotted: Little's law,", 10, colour="#57606a"))
-    parts.append(text(W - RIGHT + 18, legend_y + 24, f"{latency:.0f} ns, {sms:.0f} SMs", 10, colour="#57606a"))
+    parts.append(text(W - RIGHT + 18, legend_y + 10, "dotted, same colour:", 10, colour="#57606a"))
+    parts.append(text(W - RIGHT + 18, legend_y + 24, "Little's law with the", 10, colour="#57606a"))
+    parts.append(text(W - RIGHT + 18, legend_y + 38, f"idle latency, {latency:.0f} ns", 10, colour="#57606a"))
+    parts.append(text(W - RIGHT + 18, legend_y + 52, f"({sms:.0f} SMs)", 10, colour="#57606a"))
     parts.append(f'<line x1="{LEFT}" y1="{H - BOTTOM}" x2="{px(xmax)}" y2="{H - BOTTOM}" stroke="#24292f"/>')
     parts.append(f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{H - BOTTOM}" stroke="#24292f"/>')
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}">'
