@@ -6,9 +6,14 @@ handout's figures are regenerated from the models and the measurements, never dr
     chart.line(xs, ys, "model")                          # a series, drawn on the axes
     chart.points(xs2, ys2, "measured")
     open("figure.svg", "w").write(chart.svg())
+
+For figures drawn element by element (timelines, shared-memory maps): text() places a label, and
+write_figure() wraps the elements in an SVG page and writes it where the script's command line says.
 """
 import html
 import math
+import pathlib
+import sys
 
 COLOURS = ["#1f6feb", "#d1242f", "#2da44e", "#9a6700", "#8250df"]
 
@@ -115,3 +120,20 @@ def side_by_side(charts):
         x += c.w
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
             f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="13">\n' + "\n".join(inner) + "\n</svg>\n")
+
+
+def text(x, y, s, size=11, anchor="start", colour="#24292f"):
+    """One SVG text element at (x, y)."""
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-family="sans-serif" font-size="{size}" fill="{colour}" '
+            f'text-anchor="{anchor}">{html.escape(s)}</text>')
+
+
+def write_figure(parts, width, height, default_path):
+    """Writes the SVG elements `parts` on a white page of width × height to sys.argv[2] when the script was
+    given one (`figures.py INPUT OUT.svg`), else to default_path, and says where."""
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">'
+           f'<rect width="100%" height="100%" fill="#ffffff"/>' + "".join(parts) + "</svg>\n")
+    out = pathlib.Path(sys.argv[2]) if len(sys.argv) == 3 else pathlib.Path(default_path)
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(svg)
+    print(f"wrote {out}")

@@ -3,19 +3,17 @@
 one panel per run in TIMELINE.json (`lab01_bench --timeline TIMELINE.json`: the pipeline at 1 chunk and at 16
 chunks), one lane per stream in the order the pipeline first used them, one bar per copy or kernel from its
 CUDA events. Nothing is drawn by hand: the bars are the run's own timestamps."""
-import html
 import json
 import pathlib
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "common" / "scripts"))
+from svg_chart import text, write_figure  # noqa: E402
 
 here = pathlib.Path(__file__).resolve().parent
 LEFT, RIGHT, TOP, LANE, GAP, WIDTH = 80, 30, 30, 22, 46, 860
 COLOURS = ["#1f6feb", "#2da44e", "#d1242f", "#9a6700", "#8250df"]
 
-
-def text(x, y, s, size=11, anchor="start", colour="#24292f"):
-    return (f'<text x="{x:.1f}" y="{y:.1f}" font-family="sans-serif" font-size="{size}" fill="{colour}" '
-            f'text-anchor="{anchor}">{html.escape(s)}</text>')
 
 
 def main():
@@ -48,12 +46,7 @@ def main():
     parts.append(text(WIDTH - RIGHT, y - GAP + 40, f"measured on {data.get('gpu', 'an unnamed GPU')}: one bar per copy "
                       "or kernel, from CUDA events", 10, "end", "#57606a"))
     height = y - GAP + 48
-    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}">'
-           f'<rect width="100%" height="100%" fill="#ffffff"/>' + "".join(parts) + "</svg>\n")
-    out = pathlib.Path(sys.argv[2]) if len(sys.argv) == 3 else here / "figures" / "lab01_timeline.svg"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(svg)
-    print(f"wrote {out}")
+    write_figure(parts, WIDTH, height, here / "figures" / "lab01_timeline.svg")
 
 
 if __name__ == "__main__":

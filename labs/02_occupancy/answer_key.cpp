@@ -9,6 +9,7 @@
 #include "labs/models/datasets.hpp"
 #include "labs/models/occupancy.hpp"
 #include "labs/models/tiling.hpp"
+#include "limiter.hpp"
 
 using namespace gpulab::grader;
 namespace models = gpulab::models;
@@ -34,18 +35,6 @@ std::int64_t tile_smem_bytes(std::int64_t tile_m, std::int64_t tile_n, std::int6
 const models::BlockFootprint kSection{256, 128, tile_smem_bytes(128, 128, 64)};
 const models::BlockFootprint kExercise{256, 128, tile_smem_bytes(64, 64, 64)};
 const models::BlockFootprint kExercise64{256, 64, tile_smem_bytes(64, 64, 64)};
-
-// The four options of a limiter question, as the handout names the resources.
-std::string limiter_word(const models::Occupancy& o) {
-    const models::Resource r = o.limiters.front();
-    switch (r) {
-        case models::Resource::threads: return "threads";
-        case models::Resource::regs: return "registers";
-        case models::Resource::smem: return "shared_memory";
-        case models::Resource::blocks: return "block_limit";
-    }
-    return "";
-}
 
 models::LittlesLaw little(const models::Occupancy& o, double latency_ns, int loads_per_warp) {
     models::LittlesLawInput in;
@@ -85,11 +74,11 @@ void register_answers(Lab& lab) {
     lab.number("exercise_5_1.blocks_by_regs", "Blocks the registers allow", 0.5, 0.0, [=] { return double(ex().blocks_by_regs); });
     lab.number("exercise_5_1.blocks_by_smem", "Blocks the shared memory allows", 0.5, 0.0, [=] { return double(ex().blocks_by_smem); });
     lab.number("exercise_5_1.occupancy", "Occupancy", 0.5, 0.005, [=] { return ex().occupancy; });
-    lab.choice("exercise_5_1.limiter", "What limits it?", limiters, 0.5, [=] { return limiter_word(ex()); });
+    lab.choice("exercise_5_1.limiter", "What limits it?", limiters, 0.5, [=] { return limiter_word(ex().limiters.front()); });
     lab.number("exercise_5_1.regs64_blocks_by_regs", "At 64 registers per thread: blocks the registers allow", 0.5, 0.0,
                [=] { return double(ex64().blocks_by_regs); });
     lab.number("exercise_5_1.regs64_occupancy", "... occupancy", 0.5, 0.005, [=] { return ex64().occupancy; });
-    lab.choice("exercise_5_1.regs64_limiter", "... what limits it now?", limiters, 0.5, [=] { return limiter_word(ex64()); });
+    lab.choice("exercise_5_1.regs64_limiter", "... what limits it now?", limiters, 0.5, [=] { return limiter_word(ex64().limiters.front()); });
     lab.number("exercise_5_1.regs64_inflight_kib", "... bytes in flight per SM, 4 loads of 16 B per lane (KiB)", 0.5, 0.005,
                [=] { return little(ex64(), 600, 4).available_per_sm_bytes / kKiB; });
     lab.number("exercise_5_1.regs64_coverage", "... coverage at 600 ns and 3.35 TB/s", 0.5, 0.01,

@@ -17,6 +17,7 @@
 #include "labs/random.hpp"
 #include "labs/text.hpp"
 #include "labs/timing.hpp"
+#include "limiter.hpp"
 #include "occupancy.hpp"
 
 using namespace gpulab;
@@ -26,16 +27,6 @@ using namespace gpulab::grader;
 DeviceLimits device_limits_of(const gpulab::models::SmLimits& sm);
 
 namespace {
-
-std::string limiter_word(models::Resource r) {
-    switch (r) {
-        case models::Resource::threads: return "threads";
-        case models::Resource::regs: return "registers";
-        case models::Resource::smem: return "shared_memory";
-        case models::Resource::blocks: return "block_limit";
-    }
-    return "";
-}
 
 // "" when the student's prediction is the model's, else what differs.
 std::string compare(const KernelResources& k, const models::SmLimits& sm) {

@@ -5,21 +5,19 @@ write) against the warps resident per SM, one line per number of 16-byte loads e
 and beside each the prediction of Little's law from the same run's measured DRAM latency and SM count:
 bandwidth = min(copy, 2 · warps · loads · 32 · 16 B · SMs / latency) — every load in flight is one warp
 request of 32 lanes × 16 bytes, and a copy writes what it reads. Nothing is drawn by hand."""
-import html
 import json
 import pathlib
 import re
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "common" / "scripts"))
+from svg_chart import text, write_figure  # noqa: E402
 
 here = pathlib.Path(__file__).resolve().parent
 W, H, LEFT, RIGHT, TOP, BOTTOM = 760, 420, 70, 150, 30, 50
 COLOURS = {0: "#8c959f", 1: "#d1242f", 2: "#9a6700", 4: "#2da44e", 8: "#1f6feb"}
 NAMES = {0: "baseline (1 load)", 1: "1 load", 2: "2 loads", 4: "4 loads", 8: "8 loads"}
 
-
-def text(x, y, s, size=11, anchor="start", colour="#24292f"):
-    return (f'<text x="{x:.1f}" y="{y:.1f}" font-family="sans-serif" font-size="{size}" fill="{colour}" '
-            f'text-anchor="{anchor}">{html.escape(s)}</text>')
 
 
 def main():
@@ -72,12 +70,7 @@ def main():
     parts.append(text(W - RIGHT + 18, legend_y + 52, f"({sms:.0f} SMs)", 10, colour="#57606a"))
     parts.append(f'<line x1="{LEFT}" y1="{H - BOTTOM}" x2="{px(xmax)}" y2="{H - BOTTOM}" stroke="#24292f"/>')
     parts.append(f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{H - BOTTOM}" stroke="#24292f"/>')
-    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}">'
-           f'<rect width="100%" height="100%" fill="#ffffff"/>' + "".join(parts) + "</svg>\n")
-    out = pathlib.Path(sys.argv[2]) if len(sys.argv) == 3 else here / "figures" / "lab02_curve.svg"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(svg)
-    print(f"wrote {out}")
+    write_figure(parts, W, H, here / "figures" / "lab02_curve.svg")
 
 
 if __name__ == "__main__":

@@ -4,11 +4,13 @@ rows of shared-memory words (32 banks across) under each layout of the reference
 layouts' own offset() functions (`lab04_bench_solution --layouts`, next to GRADER's build, no GPU needed).
 The elements of tile column 0 — what one warp reads at once on the transpose's store side — are red;
 words that hold no element (padding) are grey."""
-import html
 import json
 import pathlib
 import subprocess
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "common" / "scripts"))
+from svg_chart import text, write_figure  # noqa: E402
 
 here = pathlib.Path(__file__).resolve().parent
 CELL, LEFT, TOP, WORD_ROWS, BANKS = 14, 70, 34, 8, 32
@@ -17,10 +19,6 @@ PANELS = [("plain", "plain FP32: rows 32 words apart"), ("padded", "padded FP32:
           ("swizzled_bf16", "swizzled BF16: (r, c) at element column c XOR r")]
 COLUMN, ROWS, PAD = "#d1242f", ["#dbe9fb", "#b6d3f7"], "#8c959f"
 
-
-def text(x, y, s, size=11, anchor="start", colour="#24292f"):
-    return (f'<text x="{x:.1f}" y="{y:.1f}" font-family="sans-serif" font-size="{size}" fill="{colour}" '
-            f'text-anchor="{anchor}">{html.escape(s)}</text>')
 
 
 def panel(name, title, layout, tile, y0):
@@ -58,12 +56,7 @@ def main():
         parts.append(text(LEFT + b * CELL + CELL / 2, TOP - 8, str(b), 9, "middle", "#57606a"))
     for i, (name, title) in enumerate(PANELS):
         parts += panel(name, title, data["layouts"][name], data["tile"], TOP + 14 + i * height_each)
-    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">'
-           f'<rect width="100%" height="100%" fill="#ffffff"/>' + "".join(parts) + "</svg>\n")
-    out = pathlib.Path(sys.argv[2]) if len(sys.argv) == 3 else here / "figures" / "lab04_layouts.svg"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(svg)
-    print(f"wrote {out}")
+    write_figure(parts, width, height, here / "figures" / "lab04_layouts.svg")
 
 
 if __name__ == "__main__":
