@@ -54,20 +54,7 @@ StreamLaunch launch_streaming_baseline(const uint4* in, uint4* out, std::size_t 
 }
 
 void launch_tiled(const float* a, const float* b, float* c, int n, cudaStream_t stream) {
-    if (n <= 0 || n % kTile != 0) throw std::invalid_argument("launch_tiled: n must be a multiple of kTile");
-    tiled_unbounded<<<dim3(n / kTile, n / kTile), kTiledThreads, 0, stream>>>(a, b, c, n);
-    LABS_CHECK_LAUNCH();
+    launch_tiled_kernel(tiled_unbounded, "launch_tiled", a, b, c, n, stream);
 }
 
-TiledInfo tiled_info() {
-    cudaFuncAttributes attr{};
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, tiled_unbounded));
-    CUDA_CHECK(cudaFuncSetAttribute(tiled_unbounded, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                    cudaSharedmemCarveoutMaxShared));
-    TiledInfo t;
-    t.regs_per_thread = attr.numRegs;
-    t.local_bytes = attr.localSizeBytes;
-    t.static_smem = attr.sharedSizeBytes;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&t.blocks_per_sm, tiled_unbounded, kTiledThreads, 0));
-    return t;
-}
+TiledInfo tiled_info() { return tiled_info_of(tiled_unbounded); }

@@ -84,8 +84,6 @@ __global__ void __launch_bounds__(kTiledThreads, MinBlocks) tiled_at(const float
     tiled_gemm_body(a, b, c, n);
 }
 
-using TiledKernel = void (*)(const float*, const float*, float*, int);
-
 // state.range(0): minBlocksPerSM of the bounds.
 void tiled_sweep(benchmark::State& state) {
     const int min_blocks = static_cast<int>(state.range(0));
@@ -96,20 +94,15 @@ void tiled_sweep(benchmark::State& state) {
     static gpulab::DeviceBuffer<float> a(elems), b(elems), c(elems);
     gpulab::fill_uniform_device(a.data(), elems, 2);
     gpulab::fill_uniform_device(b.data(), elems, 3);
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+    const TiledInfo info = tiled_info_of(kernel);  // also sets the carveout the runs below use
     const double ms = gpulab::bench::time_manual(state, [&](cudaStream_t s) {
-        kernel<<<dim3(n / kTile, n / kTile), kTiledThreads, 0, s>>>(a.data(), b.data(), c.data(), n);
-        LABS_CHECK_LAUNCH();
+        launch_tiled_kernel(kernel, "tiled_sweep", a.data(), b.data(), c.data(), n, s);
     });
     if (ms < 0) return;
-    cudaFuncAttributes attr{};
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
-    int blocks = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kTiledThreads, 0));
     state.counters["min_blocks"] = min_blocks;
-    state.counters["regs"] = attr.numRegs;
-    state.counters["spill_bytes"] = double(attr.localSizeBytes);
-    state.counters["blocks_per_sm"] = blocks;
+    state.counters["regs"] = info.regs_per_thread;
+    state.counters["spill_bytes"] = double(info.local_bytes);
+    state.counters["blocks_per_sm"] = info.blocks_per_sm;
     state.counters["TFLOP/s"] = 2.0 * double(n) * n * n / (ms * 1e-3) / 1e12;
 }
 

@@ -33,20 +33,7 @@ StreamLaunch launch_streaming(int loads, const uint4* in, uint4* out, std::size_
 }
 
 void launch_tiled_bounded(const float* a, const float* b, float* c, int n, cudaStream_t stream) {
-    if (n <= 0 || n % kTile != 0) throw std::invalid_argument("launch_tiled_bounded: n must be a multiple of kTile");
-    tiled_bounded<<<dim3(n / kTile, n / kTile), kTiledThreads, 0, stream>>>(a, b, c, n);
-    LABS_CHECK_LAUNCH();
+    launch_tiled_kernel(tiled_bounded, "launch_tiled_bounded", a, b, c, n, stream);
 }
 
-TiledInfo tiled_bounded_info() {
-    cudaFuncAttributes attr{};
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, tiled_bounded));
-    CUDA_CHECK(cudaFuncSetAttribute(tiled_bounded, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                    cudaSharedmemCarveoutMaxShared));
-    TiledInfo t;
-    t.regs_per_thread = attr.numRegs;
-    t.local_bytes = attr.localSizeBytes;
-    t.static_smem = attr.sharedSizeBytes;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&t.blocks_per_sm, tiled_bounded, kTiledThreads, 0));
-    return t;
-}
+TiledInfo tiled_bounded_info() { return tiled_info_of(tiled_bounded); }

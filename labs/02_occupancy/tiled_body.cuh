@@ -10,6 +10,10 @@
  */
 #pragma once
 
+#include <stdexcept>
+#include <string>
+
+#include "labs/cuda_check.hpp"
 #include "occupancy.hpp"
 
 /** @brief Columns of A (rows of B) per step through K: each step stages a kTile × kStepK tile of A and a
@@ -54,4 +58,31 @@ __device__ __forceinline__ void tiled_gemm_body(const float* __restrict__ a, con
     for (int i = 0; i < 8; ++i)
 #pragma unroll
         for (int j = 0; j < 8; ++j) c[static_cast<std::size_t>(row0 + ty * 8 + i) * n + col0 + tx + 16 * j] = acc[i][j];
+}
+
+/** @brief A kernel running tiled_gemm_body (the given one, yours, the experiment's). */
+using TiledKernel = void (*)(const float*, const float*, float*, int);
+
+/** @brief Launches @p kernel on C = A·B (n × n, n a multiple of kTile): (n / kTile)² blocks of kTiledThreads.
+ *  @param kernel the kernel @param who its launcher's name, for the error @param a A @param b B @param c C
+ *  @param n the side @param stream the stream */
+inline void launch_tiled_kernel(TiledKernel kernel, const char* who, const float* a, const float* b, float* c, int n,
+                                cudaStream_t stream) {
+    if (n <= 0 || n % kTile != 0) throw std::invalid_argument(std::string(who) + ": n must be a multiple of kTile");
+    kernel<<<dim3(n / kTile, n / kTile), kTiledThreads, 0, stream>>>(a, b, c, n);
+    LABS_CHECK_LAUNCH();
+}
+
+/** @brief What the runtime says about @p kernel: registers, spills, static shared memory, and resident blocks
+ *  of kTiledThreads with the largest shared-memory carveout. @param kernel the kernel */
+inline TiledInfo tiled_info_of(TiledKernel kernel) {
+    cudaFuncAttributes attr{};
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+    TiledInfo t;
+    t.regs_per_thread = attr.numRegs;
+    t.local_bytes = attr.localSizeBytes;
+    t.static_smem = attr.sharedSizeBytes;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&t.blocks_per_sm, kernel, kTiledThreads, 0));
+    return t;
 }

@@ -47,9 +47,10 @@ __global__ void chase_kernel(const std::uint32_t* words, std::uint32_t start, st
 }
 #endif
 
-#ifndef WRONG_STREAM
+namespace wrong {
+// The right grid-stride copy with LOADS loads in flight, from this thread's first index on.
 template <int LOADS>
-__global__ void streaming_kernel(const uint4* __restrict__ in, uint4* __restrict__ out, std::size_t count) {
+__device__ __forceinline__ void copy_rounds(const uint4* __restrict__ in, uint4* __restrict__ out, std::size_t count) {
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
     for (; i + (LOADS - 1) * stride < count; i += LOADS * stride) {
@@ -60,6 +61,13 @@ __global__ void streaming_kernel(const uint4* __restrict__ in, uint4* __restrict
         for (int k = 0; k < LOADS; ++k) out[i + k * stride] = v[k];
     }
     for (; i < count; i += stride) out[i] = in[i];
+}
+}  // namespace wrong
+
+#ifndef WRONG_STREAM
+template <int LOADS>
+__global__ void streaming_kernel(const uint4* __restrict__ in, uint4* __restrict__ out, std::size_t count) {
+    wrong::copy_rounds<LOADS>(in, out, count);
 }
 #endif
 
