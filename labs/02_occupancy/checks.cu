@@ -191,8 +191,9 @@ constexpr int kLoads[] = {1, 2, 4, 8};
 CorrectnessResult check_stream(Context& ctx) {
     CorrectnessResult r;
     const std::size_t count = (std::size_t(1) << 22) + 333, guard = 4096;
-    DeviceBuffer<uint4> in(count), out(count + guard), poison(count + guard);
+    DeviceBuffer<uint4> in(count), pristine(count), out(count + guard), poison(count + guard);
     fill_random_bytes_device(in.data(), in.bytes(), ctx.seed_for("lab02 stream input"));
+    CUDA_CHECK(cudaMemcpy(pristine.data(), in.data(), in.bytes(), cudaMemcpyDeviceToDevice));
     fill_random_bytes_device(poison.data(), poison.bytes(), ctx.seed_for("lab02 stream poison"));
     const std::size_t ballast = ballast_bytes(kStreamBlocksPerSm);
     nlohmann::json per;
@@ -202,7 +203,16 @@ CorrectnessResult check_stream(Context& ctx) {
         CUDA_CHECK(cudaDeviceSynchronize());
         per[std::to_string(loads)] = {{"blocks_per_sm", l.blocks_per_sm}, {"occupancy", l.occupancy},
                                       {"regs", l.regs_per_thread}};
-        const DeviceDiff copied = compare_bits_device(out.data(), in.data(), count * sizeof(uint4), 1);
+        // Against a copy of the input taken before any run, and the input itself unchanged: a kernel that wrote
+        // its output into `in` as well would otherwise match.
+        const DeviceDiff copied = compare_bits_device(out.data(), pristine.data(), count * sizeof(uint4), 1);
+        const DeviceDiff input = compare_bits_device(in.data(), pristine.data(), count * sizeof(uint4), 1);
+        if (input.count != 0) {
+            r.message = strprintf("streaming_kernel<%d> wrote into its input (%zu bytes changed)", loads, input.count);
+            r.hint = "in is the caller's: read it, never write it";
+            r.details = per;
+            return r;
+        }
         const DeviceDiff tail = compare_bits_device(out.data() + count, poison.data() + count, guard * sizeof(uint4), 1);
         if (copied.count != 0 || tail.count != 0) {
             r.message = copied.count != 0
@@ -234,14 +244,17 @@ constexpr std::size_t kTimedVectors = std::size_t(16) << 20;  // 256 MiB in, 256
 const double kTimedBytes = 2.0 * double(kTimedVectors) * sizeof(uint4);
 
 struct StreamSets {
-    DeviceBuffer<uint4> in[2], out[2];
+    DeviceBuffer<uint4> in[2], out[2], expected;
+    std::uint64_t filled_with[2] = {};  // the seed each set's input was last drawn from
     std::size_t ballast = ballast_bytes(kStreamBlocksPerSm);
     explicit StreamSets(std::uint64_t seed) {
         for (int i = 0; i < 2; ++i) {
             in[i] = DeviceBuffer<uint4>(kTimedVectors);
             out[i] = DeviceBuffer<uint4>(kTimedVectors);
-            fill_random_bytes_device(in[i].data(), in[i].bytes(), seed + std::uint64_t(i));
+            filled_with[i] = seed + std::uint64_t(i);
+            fill_random_bytes_device(in[i].data(), in[i].bytes(), filled_with[i]);
         }
+        expected = DeviceBuffer<uint4>(kTimedVectors);
     }
     SetEnqueue baseline() {
         return [this](int i, cudaStream_t s) { (void)launch_streaming_baseline(in[i].data(), out[i].data(), kTimedVectors, ballast, s); };
@@ -249,10 +262,16 @@ struct StreamSets {
     Rotation rotation(int loads) {
         Rotation r;
         r.run = [this, loads](int i, cudaStream_t s) { (void)launch_streaming(loads, in[i].data(), out[i].data(), kTimedVectors, ballast, s); };
-        r.refill = [this](int i, std::uint64_t seed, cudaStream_t s) { fill_random_bytes_device(in[i].data(), in[i].bytes(), seed, s); };
+        r.refill = [this](int i, std::uint64_t seed, cudaStream_t s) {
+            filled_with[i] = seed;
+            fill_random_bytes_device(in[i].data(), in[i].bytes(), seed, s);
+        };
         r.output = [this](int i) { return std::pair<void*, std::size_t>{out[i].data(), out[i].bytes()}; };
+        // Against the input redrawn from its seed, not the input buffer, which the graded kernel could have written.
         r.verify = [this](int i, const void* got) {
-            const DeviceDiff d = compare_bits_device(got, in[i].data(), in[i].bytes(), 1);
+            fill_random_bytes_device(expected.data(), expected.bytes(), filled_with[i]);
+            CUDA_CHECK(cudaDeviceSynchronize());
+            const DeviceDiff d = compare_bits_device(got, expected.data(), expected.bytes(), 1);
             return d.count == 0 ? std::string() : strprintf("%zu bytes of the copy differ from its input", d.count);
         };
         return r;
