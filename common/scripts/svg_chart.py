@@ -24,6 +24,7 @@ class Chart:
         self.left, self.right, self.top, self.bottom = 80, 170 if legend else 20, 40, 56
         self.parts = []
         self.legend = []
+        self.show_legend = legend
 
     # -- axes ---------------------------------------------------------------------------------------------
     def log_axes(self, xs, ys, x_label, y_label):
@@ -37,6 +38,23 @@ class Chart:
             self._tick_x(self.fx(x), str(x))
         for e in range(self.y0, self.y1 + 1):
             self._tick_y(self.fy(10 ** e), f"{10 ** e:g}")
+        self._frame(x_label, y_label)
+
+    def lin_axes(self, xs, ys, x_label, y_label, x_ticks=None, y_step=None):
+        """Linear axes from zero (y) and from min(xs) to max(xs) (x), ticks at x_ticks (default: every integer)
+        and every y_step (default: about five ticks)."""
+        self.x0, self.x1 = min(xs), max(xs)
+        top = max(ys) * 1.12
+        step = y_step or 10 ** math.floor(math.log10(top / 5)) * min((1, 2, 5, 10), key=lambda m: abs(top / 5 / (10 ** math.floor(math.log10(top / 5)) * m) - 1))
+        pad = 0.5 if self.x1 > self.x0 else 1
+        self.fx = lambda x: self.left + (x - self.x0 + pad) / (self.x1 - self.x0 + 2 * pad) * self.plot_w()
+        self.fy = lambda y: self.top + (1 - y / top) * self.plot_h()
+        for x in (x_ticks if x_ticks is not None else range(int(self.x0), int(self.x1) + 1)):
+            self._tick_x(self.fx(x), str(x))
+        k = 0
+        while k * step <= top:
+            self._tick_y(self.fy(k * step), f"{k * step:g}")
+            k += 1
         self._frame(x_label, y_label)
 
     def bars(self, labels, values, y_label, colour=0, value_format="{:g}"):
@@ -60,18 +78,34 @@ class Chart:
         self.parts.append(f'<polyline points="{pts}" fill="none" stroke="{COLOURS[colour]}" stroke-width="2"/>')
         self.legend.append((name, colour, "line"))
 
-    def points(self, xs, ys, name, colour=1):
+    def points(self, xs, ys, name, colour=1, square=False):
         for x, y in zip(xs, ys):
-            self.parts.append(f'<circle cx="{self.fx(x):.1f}" cy="{self.fy(y):.1f}" r="5" fill="{COLOURS[colour]}"/>')
-        self.legend.append((name, colour, "point"))
+            if square:
+                self.parts.append(f'<rect x="{self.fx(x) - 4.5:.1f}" y="{self.fy(y) - 4.5:.1f}" width="9" height="9" '
+                                  f'fill="{COLOURS[colour]}"/>')
+            else:
+                self.parts.append(f'<circle cx="{self.fx(x):.1f}" cy="{self.fy(y):.1f}" r="5" fill="{COLOURS[colour]}"/>')
+        self.legend.append((name, colour, "square" if square else "point"))
+
+    def dashed(self, xs, ys, name, colour=0, dash="6,4"):
+        """A series drawn as a dashed line (a model over measured points, a bound)."""
+        pts = " ".join(f"{self.fx(x):.1f},{self.fy(y):.1f}" for x, y in zip(xs, ys))
+        self.parts.append(f'<polyline points="{pts}" fill="none" stroke="{COLOURS[colour]}" stroke-width="2" '
+                          f'stroke-dasharray="{dash}"/>')
+        self.legend.append((name, colour, "dashed:" + dash))
 
     # -- output -------------------------------------------------------------------------------------------
     def svg(self):
         legend = []
-        for i, (name, colour, kind) in enumerate(self.legend):
+        for i, (name, colour, kind) in enumerate(self.legend if self.show_legend else []):
             x, y = self.w - self.right + 16, self.top + 16 + 22 * i
-            mark = (f'<line x1="{x}" y1="{y}" x2="{x + 20}" y2="{y}" stroke="{COLOURS[colour]}" stroke-width="2"/>'
-                    if kind == "line" else f'<circle cx="{x + 10}" cy="{y}" r="5" fill="{COLOURS[colour]}"/>')
+            if kind == "line" or kind.startswith("dashed:"):
+                dash = f' stroke-dasharray="{kind[7:]}"' if kind.startswith("dashed:") else ""
+                mark = f'<line x1="{x}" y1="{y}" x2="{x + 20}" y2="{y}" stroke="{COLOURS[colour]}" stroke-width="2"{dash}/>'
+            elif kind == "square":
+                mark = f'<rect x="{x + 5.5}" y="{y - 4.5}" width="9" height="9" fill="{COLOURS[colour]}"/>'
+            else:
+                mark = f'<circle cx="{x + 10}" cy="{y}" r="5" fill="{COLOURS[colour]}"/>'
             legend.append(mark + self._text(x + 28, y + 4, name))
         body = "\n".join(self.parts + legend)
         return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.w}" height="{self.h}" '
@@ -128,12 +162,12 @@ def text(x, y, s, size=11, anchor="start", colour="#24292f"):
             f'text-anchor="{anchor}">{html.escape(s)}</text>')
 
 
-def write_figure(parts, width, height, default_path):
-    """Writes the SVG elements `parts` on a white page of width × height to sys.argv[2] when the script was
-    given one (`figures.py INPUT OUT.svg`), else to default_path, and says where."""
+def write_figure(parts, width, height, default_path, out=None):
+    """Writes the SVG elements `parts` on a white page of width × height to `out` when given, else to
+    sys.argv[2] when the script was given one (`figures.py INPUT OUT.svg`), else to default_path; says where."""
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">'
            f'<rect width="100%" height="100%" fill="#ffffff"/>' + "".join(parts) + "</svg>\n")
-    out = pathlib.Path(sys.argv[2]) if len(sys.argv) == 3 else pathlib.Path(default_path)
+    out = pathlib.Path(out) if out else pathlib.Path(sys.argv[2]) if len(sys.argv) == 3 else pathlib.Path(default_path)
     out.parent.mkdir(exist_ok=True)
     out.write_text(svg)
     print(f"wrote {out}")

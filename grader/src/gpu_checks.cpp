@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include <chrono>
@@ -374,16 +375,20 @@ std::vector<std::string> gpu_start_checks(const Context& ctx) {
 namespace {
 
 // Nsight Compute: $LABS_NCU, else `ncu` on PATH, else the toolkit's; "" when none is there.
-std::string find_ncu() {
+// A CUDA tool: $VARIABLE when set, else on PATH, else in /usr/local/cuda/bin; "" when not found.
+std::string find_tool(const char* name, const char* variable) {
     const auto executable = [](const std::filesystem::path& p) { return access(p.c_str(), X_OK) == 0; };
-    if (const char* v = std::getenv("LABS_NCU"); v != nullptr && *v != '\0') return executable(v) ? v : "";
+    if (const char* v = std::getenv(variable); v != nullptr && *v != '\0') return executable(v) ? v : "";
     if (const char* path = std::getenv("PATH"); path != nullptr) {
         std::stringstream dirs(path);
         for (std::string dir; std::getline(dirs, dir, ':');)
-            if (!dir.empty() && executable(std::filesystem::path(dir) / "ncu")) return (std::filesystem::path(dir) / "ncu").string();
+            if (!dir.empty() && executable(std::filesystem::path(dir) / name)) return (std::filesystem::path(dir) / name).string();
     }
-    return executable("/usr/local/cuda/bin/ncu") ? "/usr/local/cuda/bin/ncu" : "";
+    const std::string local = std::string("/usr/local/cuda/bin/") + name;
+    return executable(local) ? local : "";
 }
+
+std::string find_ncu() { return find_tool("ncu", "LABS_NCU"); }
 
 // Runs argv with stdout and stderr into output_file and no other descriptor open; kills its process group
 // after timeout_s. Returns the exit status, -1 when it could not start, -2 on timeout.
@@ -523,6 +528,58 @@ NcuProfile ncu_profile(const std::string& target, const std::vector<std::string>
                 : !why.empty() ? "ncu could not read the counters here: " + why
                                : "ncu profiled no kernel (exit status " + std::to_string(rc) + ")";
     return p;
+}
+
+SanitizerRun sanitize(const std::string& target, const std::string& tool, int timeout_s) {
+    SanitizerRun r;
+    const std::string sanitizer = find_tool("compute-sanitizer", "LABS_COMPUTE_SANITIZER");
+    if (sanitizer.empty()) {
+        r.skipped = "compute-sanitizer is not installed here (looked on PATH, in $LABS_COMPUTE_SANITIZER and "
+                    "/usr/local/cuda/bin)";
+        return r;
+    }
+    std::error_code ec;
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    if (ec) {
+        r.skipped = "cannot find this runner's executable to run under the sanitizer: " + ec.message();
+        return r;
+    }
+    char dir_template[] = "/tmp/labs-sanitizer-XXXXXX";
+    const char* dir = mkdtemp(dir_template);
+    if (dir == nullptr) {
+        r.skipped = "cannot make a temporary folder for the sanitizer's output";
+        return r;
+    }
+    const std::string output = std::string(dir) + "/out.txt";
+    const int rc = run_command({sanitizer, "--tool", tool, "--print-limit", "20", self, "--profile-target", target}, output,
+                               timeout_s);
+    r.target_output = read_file(output);
+    std::filesystem::remove_all(dir, ec);
+    // "========= ERROR SUMMARY: 3 errors" ends memcheck's, synccheck's and initcheck's output; racecheck's ends
+    // with "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)".
+    static const std::regex summary(R"((?:ERROR SUMMARY:\s*|RACECHECK SUMMARY:\s*\d+\s+hazards?\s+displayed\s+\()(\d+)\s+error)");
+    std::string last;
+    for (auto it = std::sregex_iterator(r.target_output.begin(), r.target_output.end(), summary); it != std::sregex_iterator(); ++it)
+        last = (*it)[1].str();
+    if (last.empty()) {
+        r.skipped = rc == -2   ? "compute-sanitizer did not finish within " + std::to_string(timeout_s) + " s"
+                    : rc == -1 ? "compute-sanitizer could not be started"
+                               : "compute-sanitizer printed no summary (exit status " + std::to_string(rc) + ")";
+        return r;
+    }
+    r.errors = std::stoi(last);
+    r.clean = r.errors == 0;
+    // The first report: from the first "=========" line naming an error or hazard, a few lines.
+    std::stringstream lines(r.target_output);
+    int taken = 0;
+    for (std::string line; std::getline(lines, line) && taken < 6;) {
+        const bool starts = line.find("Error") != std::string::npos || line.find("Race") != std::string::npos ||
+                            line.find("hazard") != std::string::npos || line.find("Barrier") != std::string::npos;
+        if (taken == 0 && !(line.rfind("=========", 0) == 0 && starts && line.find("SUMMARY") == std::string::npos)) continue;
+        r.first_report += line + "\n";
+        ++taken;
+    }
+    return r;
 }
 
 }  // namespace gpulab::grader

@@ -18,4 +18,16 @@ check 02_occupancy lab02_curve "$src/labs/02_occupancy/figures/lab02_bench.json"
 check 03_tiling lab03_traffic "$grader"
 check 04_banks lab04_layouts "$grader"
 check 05_fusion lab05_cuts "$grader"
+# Lab 06 draws three figures from its options, into a folder.
+mkdir -p "$work/06" && if ! "$py" "$src/labs/06_pipeline/figures.py" --grader "$grader" \
+        --bench "$src/labs/06_pipeline/figures/lab06_bench.json" \
+        --timeline "$src/labs/06_pipeline/figures/lab06_timeline.json" --out "$work/06" >/dev/null; then
+    echo "labs/06_pipeline/figures.py failed"
+    status=1
+else
+    for f in lab06_slots lab06_stages lab06_timeline; do
+        cmp -s "$work/06/$f.svg" "$src/labs/06_pipeline/figures/$f.svg" ||
+            { echo "labs/06_pipeline/figures/$f.svg is not what labs/06_pipeline/figures.py draws: run it"; status=1; }
+    done
+fi
 exit $status

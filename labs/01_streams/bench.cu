@@ -123,17 +123,8 @@ int main(int argc, char** argv) {
         }
         cudaDeviceProp prop{};
         CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-        const std::string json = "{\"gpu\": \"" + std::string(prop.name) + "\", \"runs\": [" + timeline_json(1) + ", " +
-                                 timeline_json(16) + "]}\n";
-        std::FILE* f = std::fopen(argv[2], "w");
-        if (f == nullptr) return 1;
-        std::fputs(json.c_str(), f);
-        std::fclose(f);
-        return 0;
+        return gpulab::bench::write_file(argv[2], "{\"gpu\": \"" + std::string(prop.name) + "\", \"runs\": [" +
+                                                      timeline_json(1) + ", " + timeline_json(16) + "]}\n");
     }
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
+    return gpulab::bench::run_benchmarks(argc, argv);
 }

@@ -111,9 +111,5 @@ int main(int argc, char** argv) {
         print_layouts();
         return 0;
     }
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
+    return gpulab::bench::run_benchmarks(argc, argv);
 }

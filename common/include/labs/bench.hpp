@@ -17,7 +17,9 @@
 #pragma once
 
 #include <exception>
+#include <cstdio>
 #include <functional>
+#include <string>
 
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
@@ -67,6 +69,27 @@ inline double time_manual(benchmark::State& state, const std::function<void(cuda
         state.SetIterationTime(ms * 1e-3);
     }
     return state.iterations() > 0 ? total_ms / static_cast<double>(state.iterations()) : -1.0;
+}
+
+/** @brief The usual main() of a lab's bench once its own options are handled: runs the registered benchmarks
+ *  with Google Benchmark's command line. @return the process's exit status (1 on an unknown option) */
+inline int run_benchmarks(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
+
+/** @brief Writes @p text to the file @p path (a bench's --timeline output). @return 0, or 1 with a message on
+ *  stderr when the file cannot be written */
+inline int write_file(const char* path, const std::string& text) {
+    std::FILE* f = std::fopen(path, "w");
+    if (f == nullptr || std::fputs(text.c_str(), f) < 0 || std::fclose(f) != 0) {
+        std::fprintf(stderr, "cannot write %s\n", path);
+        return 1;
+    }
+    return 0;
 }
 
 }  // namespace gpulab::bench

@@ -16,6 +16,18 @@ double serial_time_us(std::int64_t blocks, double move_us, double compute_us) {
     return static_cast<double>(blocks) * (move_us + compute_us);
 }
 
+double move_time_in_flight_us(double rate_us, double alone_us, int in_flight) {
+    if (in_flight < 1) throw std::invalid_argument("at least one move in flight");
+    if (rate_us < 0 || alone_us < 0) throw std::invalid_argument("move times must not be negative");
+    return std::max(rate_us, alone_us / in_flight);
+}
+
+double slots_time_us(std::int64_t blocks, int slots, double rate_us, double alone_us, double compute_us) {
+    if (slots < 1) throw std::invalid_argument("at least one slot");
+    if (slots == 1) return serial_time_us(blocks, alone_us, compute_us);
+    return pipeline_time_us(blocks, move_time_in_flight_us(rate_us, alone_us, slots - 1), compute_us);
+}
+
 PipelineTimeline simulate_pipeline(const std::vector<double>& move_us, const std::vector<double>& compute_us,
                                    int slots) {
     if (move_us.empty() || move_us.size() != compute_us.size()) {

@@ -1,5 +1,7 @@
 // Example 5-5 (double buffering on an H100 SM), T_pipe, Example 5-10 (host/device pipeline),
 // section 5.3.2's layout-change backpressure.
+#include <stdexcept>
+
 #include "catch_compat.hpp"
 #include "chapter_numbers.hpp"
 #include "labs/models/datasets.hpp"
@@ -98,4 +100,21 @@ TEST_CASE("A wait on an event never recorded does not wait: a missing 'used' eve
     CHECK_FALSE(event_wait_blocks(false));
     CHECK(event_wait_blocks(true));
     CHECK(missing_used_event_effect() == "race");
+}
+
+TEST_CASE("Moves in flight: latency sets the pace of few, the memory's rate of many", "[models][pipeline]") {
+    // One 16 KiB move alone lands after 0.75 us; the memory delivers one per 0.5 us at most.
+    CHECK(move_time_in_flight_us(0.5, 0.75, 1) == Approx(0.75));
+    CHECK(move_time_in_flight_us(0.5, 0.75, 2) == Approx(0.5));    // 0.375 would beat the memory: capped
+    CHECK(move_time_in_flight_us(0.5, 1.5, 2) == Approx(0.75));
+    CHECK_THROWS_AS(move_time_in_flight_us(0.5, 0.75, 0), std::invalid_argument);
+    // Two slots keep one move in flight: the latency-bound 0.75 us paces them even though t_c = 0.5 us;
+    // a third slot brings the move down to the memory's rate, and more add nothing.
+    const double two = slots_time_us(256, 2, 0.5, 0.75, 0.5), three = slots_time_us(256, 3, 0.5, 0.75, 0.5);
+    CHECK(two == Approx(pipeline_time_us(256, 0.75, 0.5)));
+    CHECK(three == Approx(pipeline_time_us(256, 0.5, 0.5)));
+    CHECK(slots_time_us(256, 6, 0.5, 0.75, 0.5) == Approx(three));
+    CHECK(two / three == Approx(1.5).epsilon(0.01));
+    // One slot overlaps nothing: every block pays its move alone and its math.
+    CHECK(slots_time_us(256, 1, 0.5, 0.75, 0.5) == Approx(256 * 1.25));
 }

@@ -293,4 +293,22 @@ struct NcuProfile {
 [[nodiscard]] NcuProfile ncu_profile(const std::string& target, const std::vector<std::string>& metrics,
                                      int timeout_s = 60);
 
+/** @brief What sanitize() found. */
+struct SanitizerRun {
+    std::string skipped;        ///< why the tool could not run here ("" when it ran)
+    bool clean = false;         ///< it ran to the end and reported no error
+    int errors = 0;             ///< errors (hazards) its summary counts
+    std::string first_report;   ///< the first error it reported, a few lines
+    std::string target_output;  ///< what the target printed (stdout and stderr)
+};
+
+/**
+ * @brief Runs the lab's profile target @p target (Lab::profile_target()) in a fresh process of this runner
+ * under compute-sanitizer with @p tool ("racecheck", "synccheck", "memcheck", "initcheck") and reads its
+ * summary. `skipped` says why not when compute-sanitizer is not installed (PATH, $LABS_COMPUTE_SANITIZER or
+ * /usr/local/cuda/bin), did not finish within @p timeout_s seconds, or printed no summary.
+ * @param target a declared profile target @param tool the sanitizer's tool @param timeout_s time limit
+ */
+[[nodiscard]] SanitizerRun sanitize(const std::string& target, const std::string& tool, int timeout_s = 120);
+
 }  // namespace gpulab::grader

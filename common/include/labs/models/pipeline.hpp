@@ -37,6 +37,25 @@ namespace gpulab::models {
 /** @brief n · (t_m + t_c): one stage at a time. @param blocks n @param move_us t_m @param compute_us t_c */
 [[nodiscard]] double serial_time_us(std::int64_t blocks, double move_us, double compute_us);
 
+/**
+ * @brief Time per block of the mover when @p in_flight blocks' moves overlap (Little's law): one move alone
+ * takes @p alone_us from start to landing (its latency included), so k of them in flight deliver one block
+ * per alone_us / k — until the memory's rate, one block per @p rate_us, caps it: max(rate_us, alone_us / k).
+ * @param rate_us per-block time at the memory's rate (many in flight) @param alone_us one block's move with
+ * nothing else in flight @param in_flight moves in flight (≥ 1)
+ */
+[[nodiscard]] double move_time_in_flight_us(double rate_us, double alone_us, int in_flight);
+
+/**
+ * @brief T_pipe of S slots on an SM whose mover keeps S − 1 blocks' moves in flight while one block is processed
+ * (S = 1: nothing overlaps, n · (alone_us + compute_us)): pipeline_time_us() with the move time of
+ * move_time_in_flight_us(rate_us, alone_us, S − 1). Two slots keep one move in flight, so its latency, not the
+ * memory's rate, sets their pace whenever alone_us > compute_us.
+ * @param blocks n (≥ 1) @param slots S (≥ 1) @param rate_us t_m at the memory's rate @param alone_us t_m with one
+ * move in flight @param compute_us t_c
+ */
+[[nodiscard]] double slots_time_us(std::int64_t blocks, int slots, double rate_us, double alone_us, double compute_us);
+
 /** @brief When one block moved and was processed. */
 struct BlockTimes {
     int block = 0;              ///< block index
