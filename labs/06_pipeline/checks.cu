@@ -430,7 +430,7 @@ void register_checks(Lab& lab) {
                     [](Context& ctx) { return check_variant(ctx, {{"two slots", &launch_two_slots}}); });
     lab.correctness("correct.stages", "(c) 1 to 6 stages: bit-identical to the baseline", 8,
                     [](Context& ctx) { return check_variant(ctx, stage_variants()); });
-    lab.correctness("correct.producer", "(d) a producer warp, 2 to 6 slots, full/empty barriers (sm_90)", 6, [](Context& ctx) {
+    lab.correctness("correct.producer", "(d) a producer warp, 2 to 6 slots, full/empty barriers (sm_90)", 8, [](Context& ctx) {
         if (!producer_supported()) {
             CorrectnessResult r;
             r.skipped = "this GPU has no bulk copies or transaction barriers (they need sm_90 or later)";
