@@ -105,6 +105,10 @@ def stages_figure(bench, out):
         charts.append(c)
     gpu = data.get("context", {}).get("gpu", "")
     svg = side_by_side(charts)
+    # Drawn at 1440 px wide, shown at 1000: the handout's column (the viewBox keeps the drawing).
+    width = sum(c.w for c in charts)
+    height = max(c.h for c in charts)
+    svg = svg.replace(f'width="{width}" height="{height}"', f'width="1000" height="{round(height * 1000 / width)}"', 1)
     path = out / "lab06_stages.svg"
     path.parent.mkdir(exist_ok=True)
     path.write_text(svg)
