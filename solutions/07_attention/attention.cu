@@ -1,0 +1,281 @@
+// Lab 07 reference. What each part does, and why:
+// (a) Softmax, two kernels. The first makes the one pass the statistics need: every thread runs the online
+//     update over its values (a new maximum rescales the sum so far), then the states of threads, warps and
+//     the row's blocks are merged — (m, ℓ) ⊕ (m', ℓ') = (M, ℓ·e^(m−M) + ℓ'·e^(m'−M)) with M = max(m, m'). The
+//     second reads the row's merged state and writes every value: 2 reads + 1 write per value, against the
+//     baseline's 3 + 1. A state of an all −∞ part is (−∞, 0) and merges as nothing.
+// (b) Attention, FlashAttention-2's order: a block owns 64 query rows of one head (4 warps × 16 rows) and
+//     streams K/V tiles of 64 keys through shared memory (two buffers, cp.async, the next tile loading while
+//     this one is used). Per tile: S = Q·Kᵀ on tensor cores (Q's fragments stay in registers), the online
+//     update per row (the running max and a rescale of O's accumulators and of the partial sum ℓ), P rounded
+//     to BF16 straight from S's accumulator registers into A fragments, O += P·V. The rows are normalised once,
+//     at the end, and m + ln ℓ is written as the row's log-sum-exp. Causal: tiles past the diagonal are never
+//     loaded; the diagonal tile is masked per element. Exponentials in base 2 with log2(e)/√d folded into the
+//     scale. Shared-memory rows are XOR-swizzled by 16-byte chunk (lab 04), so ldmatrix reads conflict-free.
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "attention.hpp"
+#include "labs/cuda_check.hpp"
+#include "labs/mma.cuh"
+
+namespace ptx = gpulab::ptx;
+
+namespace {
+
+// ---- (a) ---------------------------------------------------------------------------------------------------
+
+constexpr int kSoftmaxThreads = 256;
+constexpr std::int64_t kSoftmaxChunk = 16384;  // values of one row per block
+
+struct MaxSum {
+    float m;  // running maximum (−∞: nothing seen)
+    float l;  // Σ e^(x − m)
+};
+
+__device__ __forceinline__ MaxSum merge(MaxSum a, MaxSum b) {
+    const float m = fmaxf(a.m, b.m);
+    if (m == -INFINITY) return {m, 0.0f};
+    return {m, a.l * expf(a.m - m) + b.l * expf(b.m - m)};  // e^(−∞ − m) = 0 for a part that saw nothing
+}
+
+__device__ __forceinline__ MaxSum warp_merge(MaxSum s) {
+    for (int offset = 16; offset > 0; offset /= 2)
+        s = merge(s, {__shfl_xor_sync(0xFFFFFFFFu, s.m, offset), __shfl_xor_sync(0xFFFFFFFFu, s.l, offset)});
+    return s;
+}
+
+// Block (s, r): the state of values [s·chunk, (s+1)·chunk) of row r, into partial[r · splits + s].
+__global__ void __launch_bounds__(kSoftmaxThreads) softmax_stats_kernel(const float* x, std::int64_t cols, MaxSum* partial) {
+    const std::int64_t first = blockIdx.x * kSoftmaxChunk, last = min(cols, first + kSoftmaxChunk);
+    const float* row = x + blockIdx.y * cols;
+    MaxSum s{-INFINITY, 0.0f};
+    constexpr int kUnroll = 4;  // four independent loads in flight per thread, one rescale per four values
+    for (std::int64_t c = first + threadIdx.x; c < last; c += kUnroll * kSoftmaxThreads) {
+        float v[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+            const std::int64_t i = c + u * kSoftmaxThreads;
+            v[u] = i < last ? row[i] : -INFINITY;
+        }
+        float m = s.m;
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) m = fmaxf(m, v[u]);
+        if (m == -INFINITY) continue;
+        float l = s.l * expf(s.m - m);
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) l += expf(v[u] - m);
+        s = {m, l};
+    }
+    s = warp_merge(s);
+    __shared__ MaxSum warps[kSoftmaxThreads / 32];
+    if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = s;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        MaxSum b = warps[0];
+        for (int w = 1; w < kSoftmaxThreads / 32; ++w) b = merge(b, warps[w]);
+        partial[blockIdx.y * gridDim.x + blockIdx.x] = b;
+    }
+}
+
+// Block (s, r): merges row r's partial states (every thread, in the same order), then writes its values.
+__global__ void __launch_bounds__(kSoftmaxThreads) softmax_write_kernel(const float* x, float* y, std::int64_t cols,
+                                                                        const MaxSum* partial) {
+    MaxSum s{-INFINITY, 0.0f};
+    for (unsigned p = 0; p < gridDim.x; ++p) s = merge(s, partial[blockIdx.y * gridDim.x + p]);
+    const std::int64_t first = blockIdx.x * kSoftmaxChunk, last = min(cols, first + kSoftmaxChunk);
+    const float* row = x + blockIdx.y * cols;
+    float* out = y + blockIdx.y * cols;
+    for (std::int64_t c = first + threadIdx.x; c < last; c += kSoftmaxThreads) out[c] = expf(row[c] - s.m) / s.l;
+}
+
+// ---- (b) ---------------------------------------------------------------------------------------------------
+
+constexpr int kBr = 64;        // query rows per block
+constexpr int kBc = 64;        // keys per K/V tile
+constexpr int kWarps = 4;      // 16 query rows each
+constexpr int kThreads = 32 * kWarps;
+
+// Element offset of (row, 16-byte chunk) in a tile of rows of D BF16 values, chunks XOR-swizzled by row % 8.
+template <int D>
+__device__ __forceinline__ int swz(int row, int chunk) {
+    return row * D + ((chunk ^ (row & 7)) * 8);
+}
+
+// Copies rows [row0, row0 + 64) of one head's [L, D] matrix into a swizzled tile; rows ≥ L become zeros.
+template <int D>
+__device__ __forceinline__ void load_tile(__nv_bfloat16* tile, const __nv_bfloat16* head, int row0, int L) {
+    constexpr int kChunks = D / 8;
+    for (int i = threadIdx.x; i < kBr * kChunks; i += kThreads) {
+        const int r = i / kChunks, c = i % kChunks;
+        const bool ok = row0 + r < L;
+        ptx::cp_async_16(tile + swz<D>(r, c), ok ? head + std::size_t(row0 + r) * D + c * 8 : head, ok);
+    }
+}
+
+__device__ __forceinline__ std::uint32_t pack_bf16(float lo, float hi) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const std::uint32_t*>(&v);
+}
+
+template <int D, bool kCausal>
+__global__ void __launch_bounds__(kThreads) attention_kernel(AttentionArgs a, float scale_log2) {
+    extern __shared__ __align__(128) __nv_bfloat16 smem[];
+    __nv_bfloat16* sq = smem;                   // [64][D]
+    __nv_bfloat16* sk = sq + kBr * D;           // 2 × [64][D]
+    __nv_bfloat16* sv = sk + 2 * kBc * D;       // 2 × [64][D]
+    const int L = a.seq_len;
+    const int q_blocks = (L + kBr - 1) / kBr;
+    const int qb = kCausal ? q_blocks - 1 - blockIdx.x : blockIdx.x;  // causal: the longest rows start first
+    const int q0 = qb * kBr;
+    const std::size_t head = std::size_t(blockIdx.y) * L * D;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    const int kv_tiles = kCausal ? min((L + kBc - 1) / kBc, (q0 + kBr - 1) / kBc + 1) : (L + kBc - 1) / kBc;
+
+    load_tile<D>(sq, a.q + head, q0, L);
+    load_tile<D>(sk, a.k + head, 0, L);
+    load_tile<D>(sv, a.v + head, 0, L);
+    ptx::cp_async_commit();
+
+    std::uint32_t qa[D / 16][4];  // this warp's 16 rows of Q, A fragments per k-step
+    float o[D / 8][4] = {};       // O accumulators: rows g and g + 8, dims 8c + 2t, +1
+    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};  // rows g and g + 8 (l: this thread's columns only)
+
+    for (int j = 0; j < kv_tiles; ++j) {
+        if (j + 1 < kv_tiles) {  // the next tile loads while this one is used
+            load_tile<D>(sk + ((j + 1) & 1) * kBc * D, a.k + head, (j + 1) * kBc, L);
+            load_tile<D>(sv + ((j + 1) & 1) * kBc * D, a.v + head, (j + 1) * kBc, L);
+        }
+        ptx::cp_async_commit();
+        ptx::cp_async_wait<1>();
+        __syncthreads();
+        if (j == 0) {
+#pragma unroll
+            for (int kk = 0; kk < D / 16; ++kk) {
+                const int i = lane / 8, r = lane % 8;
+                ptx::ldmatrix_x4(qa[kk], sq + swz<D>(warp * 16 + r + (i & 1) * 8, 2 * kk + (i >> 1)));
+            }
+        }
+        const __nv_bfloat16* kt = sk + (j & 1) * kBc * D;
+        const __nv_bfloat16* vt = sv + (j & 1) * kBc * D;
+
+        // S = Q·Kᵀ: 16 rows × 64 keys per warp, 8 n-tiles of 8 keys.
+        float s[kBc / 8][4] = {};
+#pragma unroll
+        for (int kk = 0; kk < D / 16; ++kk)
+#pragma unroll
+            for (int p = 0; p < kBc / 16; ++p) {
+                std::uint32_t b[4];
+                const int i = lane / 8, r = lane % 8;
+                ptx::ldmatrix_x4(b, kt + swz<D>(16 * p + r + (i >> 1) * 8, 2 * kk + (i & 1)));
+                ptx::mma_bf16_16816(s[2 * p], qa[kk], b[0], b[1]);
+                ptx::mma_bf16_16816(s[2 * p + 1], qa[kk], b[2], b[3]);
+            }
+
+        // The online update, in base 2: x = s · log2(e)/√d; masked scores are −∞.
+        float tile_max[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+        for (int n = 0; n < kBc / 8; ++n)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int key = j * kBc + n * 8 + 2 * t + (e & 1);
+                const int row = q0 + warp * 16 + g + (e >> 1) * 8;
+                const bool masked = key >= L || (kCausal && key > row);
+                s[n][e] = masked ? -INFINITY : s[n][e] * scale_log2;
+                tile_max[e >> 1] = fmaxf(tile_max[e >> 1], s[n][e]);
+            }
+        float rescale[2];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xFFFFFFFFu, tile_max[h], 1));
+            tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xFFFFFFFFu, tile_max[h], 2));
+            const float m_new = fmaxf(m[h], tile_max[h]);
+            const float base = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing yet: every p is 0
+            rescale[h] = exp2f(m[h] - base);                        // 0 on the row's first keys
+            m[h] = m_new;
+            l[h] *= rescale[h];
+#pragma unroll
+            for (int n = 0; n < kBc / 8; ++n)
+#pragma unroll
+                for (int e = 2 * h; e < 2 * h + 2; ++e) {
+                    s[n][e] = exp2f(s[n][e] - base);
+                    l[h] += s[n][e];
+                }
+        }
+#pragma unroll
+        for (int c = 0; c < D / 8; ++c) {
+            o[c][0] *= rescale[0], o[c][1] *= rescale[0];
+            o[c][2] *= rescale[1], o[c][3] *= rescale[1];
+        }
+
+        // O += P·V: P (BF16) from S's registers; V row-major is k-major, ldmatrix.trans gives B fragments.
+#pragma unroll
+        for (int kk = 0; kk < kBc / 16; ++kk) {
+            const std::uint32_t pa[4] = {pack_bf16(s[2 * kk][0], s[2 * kk][1]), pack_bf16(s[2 * kk][2], s[2 * kk][3]),
+                                         pack_bf16(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                                         pack_bf16(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+#pragma unroll
+            for (int c = 0; c < D / 8; c += 2) {
+                std::uint32_t b[4];
+                const int i = lane / 8, r = lane % 8;
+                ptx::ldmatrix_x4_trans(b, vt + swz<D>(16 * kk + r + (i & 1) * 8, c + (i >> 1)));
+                ptx::mma_bf16_16816(o[c], pa, b[0], b[1]);
+                ptx::mma_bf16_16816(o[c + 1], pa, b[2], b[3]);
+            }
+        }
+        __syncthreads();  // every warp is done with this tile's buffers before they are refilled
+    }
+
+    // Normalise, write O and the log-sum-exp (natural log of Σ e^(s/√d)).
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        l[h] += __shfl_xor_sync(0xFFFFFFFFu, l[h], 1);
+        l[h] += __shfl_xor_sync(0xFFFFFFFFu, l[h], 2);
+        const int row = q0 + warp * 16 + g + h * 8;
+        if (row >= L) continue;
+        const float inv = 1.0f / l[h];
+        __nv_bfloat16* out = a.o + head + std::size_t(row) * D;
+#pragma unroll
+        for (int c = 0; c < D / 8; ++c)
+            *reinterpret_cast<std::uint32_t*>(out + c * 8 + 2 * t) = pack_bf16(o[c][2 * h] * inv, o[c][2 * h + 1] * inv);
+        if (t == 0) a.lse[std::size_t(blockIdx.y) * L + row] = m[h] * 0.6931471805599453f + logf(l[h]);
+    }
+}
+
+template <int D, bool kCausal>
+void launch_attention_of(const AttentionArgs& a, cudaStream_t stream) {
+    constexpr int bytes = (kBr + 4 * kBc) * D * 2;
+    static const bool opted_in = [] {  // once, outside any timed launch
+        CUDA_CHECK(cudaFuncSetAttribute(attention_kernel<D, kCausal>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+        return true;
+    }();
+    (void)opted_in;
+    const dim3 grid((a.seq_len + kBr - 1) / kBr, a.batch * a.heads);
+    attention_kernel<D, kCausal><<<grid, kThreads, bytes, stream>>>(a, 1.4426950408889634f / std::sqrt(float(D)));
+    LABS_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void launch_softmax(const float* x, float* y, int rows, std::int64_t cols, Workspace& ws, cudaStream_t stream) {
+    if (rows < 1 || cols < 1) throw std::invalid_argument("launch_softmax: at least one row of one value");
+    const unsigned splits = static_cast<unsigned>((cols + kSoftmaxChunk - 1) / kSoftmaxChunk);
+    auto* partial = static_cast<MaxSum*>(ws.take(std::size_t(rows) * splits * sizeof(MaxSum)));
+    const dim3 grid(splits, rows);
+    softmax_stats_kernel<<<grid, kSoftmaxThreads, 0, stream>>>(x, cols, partial);
+    LABS_CHECK_LAUNCH();
+    softmax_write_kernel<<<grid, kSoftmaxThreads, 0, stream>>>(x, y, cols, partial);
+    LABS_CHECK_LAUNCH();
+    ws.release_all();
+}
+
+void launch_attention(const AttentionArgs& a, Workspace& ws, cudaStream_t stream) {
+    (void)ws;  // no scratch: the scores never leave the registers
+    if (a.seq_len < 1 || a.batch < 1 || a.heads < 1) throw std::invalid_argument("launch_attention: empty shape");
+    if (a.head_dim == 64) return a.causal ? launch_attention_of<64, true>(a, stream) : launch_attention_of<64, false>(a, stream);
+    if (a.head_dim == 128)
+        return a.causal ? launch_attention_of<128, true>(a, stream) : launch_attention_of<128, false>(a, stream);
+    throw std::invalid_argument("launch_attention: head_dim must be 64 or 128, not " + std::to_string(a.head_dim));
+}
