@@ -10,7 +10,7 @@
 #include "attention.hpp"
 #include "labs/cuda_check.hpp"
 
-void* Workspace::take(std::size_t bytes) {
+void* Arena::take(std::size_t bytes) {
     const std::size_t start = (used_ + 255) / 256 * 256;
     if (start + bytes > bytes_) throw std::bad_alloc();
     used_ = start + bytes;
@@ -115,7 +115,7 @@ cublasHandle_t cublas() {
 
 }  // namespace
 
-void launch_softmax_three_pass(const float* x, float* y, int rows, std::int64_t cols, Workspace& ws, cudaStream_t stream) {
+void launch_softmax_three_pass(const float* x, float* y, int rows, std::int64_t cols, Arena& ws, cudaStream_t stream) {
     if (rows < 1 || cols < 1) throw std::invalid_argument("launch_softmax_three_pass: at least one row of one value");
     const unsigned splits = static_cast<unsigned>((cols + kChunk - 1) / kChunk);
     auto* chunk_max = static_cast<float*>(ws.take(std::size_t(rows) * splits * sizeof(float)));
@@ -130,7 +130,7 @@ void launch_softmax_three_pass(const float* x, float* y, int rows, std::int64_t 
     ws.release_all();
 }
 
-void launch_attention_naive(const AttentionArgs& a, Workspace& ws, cudaStream_t stream) {
+void launch_attention_naive(const AttentionArgs& a, Arena& ws, cudaStream_t stream) {
     const int L = a.seq_len, d = a.head_dim, heads = a.batch * a.heads;
     const std::size_t per_head = std::size_t(L) * L, elems = std::size_t(heads) * L * d;
     auto* s = static_cast<float*>(ws.take(per_head * heads * sizeof(float)));

@@ -63,7 +63,7 @@ int main() {
                 AttentionArgs a{to_device(q), to_device(k), to_device(v), nullptr, nullptr, 1, heads, L, d, causal};
                 CUDA_CHECK(cudaMalloc(&a.o, n * 2));
                 CUDA_CHECK(cudaMalloc(&a.lse, std::size_t(heads) * L * 4));
-                Workspace ws(scratch, scratch_bytes);
+                Arena ws(scratch, scratch_bytes);
                 launch_attention(a, ws, nullptr);
                 CUDA_CHECK(cudaDeviceSynchronize());
                 std::vector<__nv_bfloat16> o(n);
@@ -85,7 +85,7 @@ int main() {
         if (cols > 2) x[1] = -INFINITY, x[cols + 2] = 1e30f;
         float *dx = to_device(x), *dy = nullptr;
         CUDA_CHECK(cudaMalloc(&dy, x.size() * 4));
-        Workspace ws(scratch, scratch_bytes);
+        Arena ws(scratch, scratch_bytes);
         launch_softmax(dx, dy, rows, cols, ws, nullptr);
         std::vector<float> y(x.size());
         CUDA_CHECK(cudaMemcpy(y.data(), dy, y.size() * 4, cudaMemcpyDeviceToHost));
@@ -100,8 +100,8 @@ int main() {
             CUDA_CHECK(cudaMalloc(&bx, std::size_t(big_rows) * cols * 4));
             CUDA_CHECK(cudaMalloc(&by, std::size_t(big_rows) * cols * 4));
             CUDA_CHECK(cudaMemset(bx, 0, std::size_t(big_rows) * cols * 4));
-            const float one = ms_of([&] { Workspace w(scratch, scratch_bytes); launch_softmax(bx, by, big_rows, cols, w, nullptr); });
-            const float three = ms_of([&] { Workspace w(scratch, scratch_bytes); launch_softmax_three_pass(bx, by, big_rows, cols, w, nullptr); });
+            const float one = ms_of([&] { Arena w(scratch, scratch_bytes); launch_softmax(bx, by, big_rows, cols, w, nullptr); });
+            const float three = ms_of([&] { Arena w(scratch, scratch_bytes); launch_softmax_three_pass(bx, by, big_rows, cols, w, nullptr); });
             const float copy = ms_of([&] { CUDA_CHECK(cudaMemcpyAsync(by, bx, std::size_t(big_rows) * cols * 4, cudaMemcpyDeviceToDevice)); });
             std::printf("softmax 64 x 2^20: online %.3f ms, three-pass %.3f ms (%.2fx), copy %.3f ms; online at %.2f of copy "
                         "bandwidth (12 bytes per value)\n", one, three, three / one, copy, (12.0 / 8.0) * copy / one);
@@ -115,7 +115,7 @@ int main() {
         AttentionArgs a{to_device(q), to_device(q), to_device(q), nullptr, nullptr, 1, heads, L, d, true};
         CUDA_CHECK(cudaMalloc(&a.o, n * 2));
         CUDA_CHECK(cudaMalloc(&a.lse, std::size_t(heads) * L * 4));
-        const float ms = ms_of([&] { Workspace w(scratch, scratch_bytes); launch_attention(a, w, nullptr); });
+        const float ms = ms_of([&] { Arena w(scratch, scratch_bytes); launch_attention(a, w, nullptr); });
         cublasHandle_t h;
         cublasCreate(&h);
         __nv_bfloat16 *ga, *gb, *gc;
@@ -133,9 +133,9 @@ int main() {
                     cublas_tf, tf / cublas_tf);
         AttentionArgs one = a;
         one.heads = 1;
-        const float flash1 = ms_of([&] { Workspace w(scratch, scratch_bytes); launch_attention(one, w, nullptr); });
-        Workspace peak(scratch, scratch_bytes);
-        const float naive1 = ms_of([&] { Workspace w(scratch, scratch_bytes); launch_attention_naive(one, w, nullptr); });
+        const float flash1 = ms_of([&] { Arena w(scratch, scratch_bytes); launch_attention(one, w, nullptr); });
+        Arena peak(scratch, scratch_bytes);
+        const float naive1 = ms_of([&] { Arena w(scratch, scratch_bytes); launch_attention_naive(one, w, nullptr); });
         launch_attention_naive(one, peak, nullptr);
         std::printf("one head L8192 causal: flash %.3f ms, naive %.3f ms (%.1fx), naive scratch %.0f MiB\n", flash1, naive1,
                     naive1 / flash1, peak.peak_bytes() / 1048576.0);

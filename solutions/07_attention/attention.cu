@@ -259,7 +259,7 @@ void launch_attention_of(const AttentionArgs& a, cudaStream_t stream) {
 
 }  // namespace
 
-void launch_softmax(const float* x, float* y, int rows, std::int64_t cols, Workspace& ws, cudaStream_t stream) {
+void launch_softmax(const float* x, float* y, int rows, std::int64_t cols, Arena& ws, cudaStream_t stream) {
     if (rows < 1 || cols < 1) throw std::invalid_argument("launch_softmax: at least one row of one value");
     const unsigned splits = static_cast<unsigned>((cols + kSoftmaxChunk - 1) / kSoftmaxChunk);
     auto* partial = static_cast<MaxSum*>(ws.take(std::size_t(rows) * splits * sizeof(MaxSum)));
@@ -271,7 +271,7 @@ void launch_softmax(const float* x, float* y, int rows, std::int64_t cols, Works
     ws.release_all();
 }
 
-void launch_attention(const AttentionArgs& a, Workspace& ws, cudaStream_t stream) {
+void launch_attention(const AttentionArgs& a, Arena& ws, cudaStream_t stream) {
     (void)ws;  // no scratch: the scores never leave the registers
     if (a.seq_len < 1 || a.batch < 1 || a.heads < 1) throw std::invalid_argument("launch_attention: empty shape");
     if (a.head_dim == 64) return a.causal ? launch_attention_of<64, true>(a, stream) : launch_attention_of<64, false>(a, stream);
