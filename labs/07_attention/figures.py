@@ -2,7 +2,8 @@
 """Lab 07's figures and tables. Nothing is drawn or typed by hand.
 
     figures.py --grader build/grader/grader --readme labs/07_attention/README.md
-        the capacity table on this lab's H200 (227 KB per block, L = 8192, d = 128, b = 1 … 128) from
+        the capacity table on this lab's H200 (227 KB per block, L = 8192, d = 128, b = 1 … 128: a, passes,
+        state updates) from
         `grader calc attention-capacity` (labs_models' flash_plan), written between the handout's
         <!-- capacity:begin --> and <!-- capacity:end --> markers
     figures.py --bench BENCH.json [--out DIR]
@@ -24,14 +25,15 @@ here = pathlib.Path(__file__).resolve().parent
 
 
 def capacity_table(grader, readme):
-    rows = ["| b (K/V rows) | a (query rows) | passes over K, V | traffic (MiB) | state updates |", "|---|---|---|---|---|"]
+    rows = ["| b (K/V rows) | a (query rows) | passes over K, V | state updates |", "|---|---|---|---|"]
     for b in (1, 2, 4, 8, 16, 32, 64, 128):
         out = subprocess.run([grader, "calc", "attention-capacity", "--device", "H200", "--seq-len", "8192", "--head-dim",
                               "128", "--kv-rows", str(b), "--json"], check=True, capture_output=True, text=True).stdout
         d = json.loads(out)
-        rows.append(f"| {b} | {d['q_rows']} | {d['passes']} | {d['traffic_mib']:g} | {d['state_updates']:,} |")
+        rows.append(f"| {b} | {d['q_rows']} | {d['passes']} | {d['state_updates']:,} |")
     rows += ["", f"One H200 block's {d['budget_bytes']:,} bytes of shared memory, L = 8192, d = 128 "
-                 "(`grader calc attention-capacity --device H200`)."]
+                 "(`grader calc attention-capacity --device H200`). Each pass reads K and V once (4 MiB at this "
+                 "shape); Q and O add 4 MiB."]
     text = pathlib.Path(readme).read_text()
     new, n = re.subn(r"(<!-- capacity:begin -->\n).*?(<!-- capacity:end -->)", lambda m: m.group(1) + "\n".join(rows) + "\n" + m.group(2),
                      text, flags=re.S)
