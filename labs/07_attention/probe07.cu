@@ -1,8 +1,10 @@
 // Development harness for lab 07 (wip/lab07 only; delete before landing): the reference kernels against the
 // FP64 references on small shapes and against the MATH path on a medium one, and timings at the issue's shape.
+// The reference is included as source, so that both block shapes (MT = 1: 64 query rows; MT = 2: 128) can be
+// timed and checked:
 //   nvcc -O3 -std=c++20 -arch=sm_90 -Ilabs/07_attention -Icommon/include labs/07_attention/probe07.cu \
-//        solutions/07_attention/attention.cu labs/07_attention/baseline.cu labs/07_attention/reference.cpp \
-//        common/src/cuda_check.cpp -lcublas -lnvrtc -lcuda -o probe07
+//        labs/07_attention/baseline.cu labs/07_attention/reference.cpp common/src/cuda_check.cpp \
+//        -lcublas -lnvrtc -lcuda -o probe07
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,8 +17,20 @@
 #include "attention.hpp"
 #include "labs/cuda_check.hpp"
 #include "reference.hpp"
+#include "../../solutions/07_attention/attention.cu"
 
 namespace {
+
+int g_mt = 1;  // the block shape the attention calls below use
+
+void attention_mt(const AttentionArgs& a, cudaStream_t s) {
+    if (g_mt == 1) {
+        Arena none(nullptr, 0);
+        return launch_attention(a, none, s);
+    }
+    if (a.head_dim == 64) return a.causal ? launch_attention_of<64, true, 2>(a, s) : launch_attention_of<64, false, 2>(a, s);
+    return a.causal ? launch_attention_of<128, true, 2>(a, s) : launch_attention_of<128, false, 2>(a, s);
+}
 
 std::vector<__nv_bfloat16> random_bf16(std::size_t n, std::mt19937& rng) {
     std::normal_distribution<float> d(0.0f, 1.0f);
@@ -53,18 +67,19 @@ int main() {
     void* scratch = nullptr;
     const std::size_t scratch_bytes = std::size_t(20) << 30;
     CUDA_CHECK(cudaMalloc(&scratch, scratch_bytes));
-    // Attention vs FP64 on small shapes.
+    // Attention vs FP64 on small shapes, both block shapes.
+    for (const int mt : {1, 2})
     for (const int d : {64, 128})
         for (const bool causal : {false, true})
             for (const int L : {1, 7, 64, 100, 257}) {
+                g_mt = mt;
                 const int heads = 3;
                 const std::size_t n = std::size_t(heads) * L * d;
                 auto q = random_bf16(n, rng), k = random_bf16(n, rng), v = random_bf16(n, rng);
                 AttentionArgs a{to_device(q), to_device(k), to_device(v), nullptr, nullptr, 1, heads, L, d, causal};
                 CUDA_CHECK(cudaMalloc(&a.o, n * 2));
                 CUDA_CHECK(cudaMalloc(&a.lse, std::size_t(heads) * L * 4));
-                Arena ws(scratch, scratch_bytes);
-                launch_attention(a, ws, nullptr);
+                attention_mt(a, nullptr);
                 CUDA_CHECK(cudaDeviceSynchronize());
                 std::vector<__nv_bfloat16> o(n);
                 std::vector<float> lse(std::size_t(heads) * L);
@@ -74,7 +89,8 @@ int main() {
                 double err = 0, lse_err = 0;
                 for (std::size_t i = 0; i < n; ++i) err = std::max(err, std::abs(double(__bfloat162float(o[i])) - r.o[i]));
                 for (std::size_t i = 0; i < lse.size(); ++i) lse_err = std::max(lse_err, std::abs(double(lse[i]) - r.lse[i]));
-                std::printf("attention d=%d causal=%d L=%d: max |O - ref| %.3g, max |lse - ref| %.3g\n", d, causal, L, err, lse_err);
+                std::printf("attention MT=%d d=%d causal=%d L=%d: max |O - ref| %.3g, max |lse - ref| %.3g\n", mt, d, causal, L,
+                            err, lse_err);
             }
     // Softmax vs FP64.
     for (const std::int64_t cols : {std::int64_t(1), std::int64_t(7), std::int64_t(1000), (std::int64_t(1) << 20) + 3}) {
@@ -115,7 +131,11 @@ int main() {
         AttentionArgs a{to_device(q), to_device(q), to_device(q), nullptr, nullptr, 1, heads, L, d, true};
         CUDA_CHECK(cudaMalloc(&a.o, n * 2));
         CUDA_CHECK(cudaMalloc(&a.lse, std::size_t(heads) * L * 4));
-        const float ms = ms_of([&] { Arena w(scratch, scratch_bytes); launch_attention(a, w, nullptr); });
+        g_mt = 1;
+        const float ms = ms_of([&] { attention_mt(a, nullptr); });
+        g_mt = 2;
+        const float ms2 = ms_of([&] { attention_mt(a, nullptr); });
+        g_mt = 1;
         cublasHandle_t h;
         cublasCreate(&h);
         __nv_bfloat16 *ga, *gb, *gc;
@@ -131,6 +151,8 @@ int main() {
         const double tf = attention_flop(a) / (ms * 1e-3) / 1e12, cublas_tf = 2.0 * N * N * double(N) / (gemm * 1e-3) / 1e12;
         std::printf("attention B1 H32 L8192 d128 causal: %.3f ms, %.1f TFLOP/s; cuBLAS %.1f TFLOP/s; %.3f of cuBLAS\n", ms, tf,
                     cublas_tf, tf / cublas_tf);
+        const double tf2 = attention_flop(a) / (ms2 * 1e-3) / 1e12;
+        std::printf("  with 128 query rows per block (MT = 2): %.3f ms, %.1f TFLOP/s, %.3f of cuBLAS\n", ms2, tf2, tf2 / cublas_tf);
         AttentionArgs one = a;
         one.heads = 1;
         const float flash1 = ms_of([&] { Arena w(scratch, scratch_bytes); launch_attention(one, w, nullptr); });

@@ -93,9 +93,8 @@ __global__ void __launch_bounds__(kSoftmaxThreads) softmax_write_kernel(const fl
 
 // ---- (b) ---------------------------------------------------------------------------------------------------
 
-constexpr int kBr = 64;        // query rows per block
 constexpr int kBc = 64;        // keys per K/V tile
-constexpr int kWarps = 4;      // 16 query rows each
+constexpr int kWarps = 4;
 constexpr int kThreads = 32 * kWarps;
 
 // Element offset of (row, 16-byte chunk) in a tile of rows of D BF16 values, chunks XOR-swizzled by row % 8.
@@ -104,11 +103,11 @@ __device__ __forceinline__ int swz(int row, int chunk) {
     return row * D + ((chunk ^ (row & 7)) * 8);
 }
 
-// Copies rows [row0, row0 + 64) of one head's [L, D] matrix into a swizzled tile; rows ≥ L become zeros.
+// Copies `rows` rows from row0 of one head's [L, D] matrix into a swizzled tile; rows ≥ L become zeros.
 template <int D>
-__device__ __forceinline__ void load_tile(__nv_bfloat16* tile, const __nv_bfloat16* head, int row0, int L) {
+__device__ __forceinline__ void load_tile(__nv_bfloat16* tile, const __nv_bfloat16* head, int row0, int rows, int L) {
     constexpr int kChunks = D / 8;
-    for (int i = threadIdx.x; i < kBr * kChunks; i += kThreads) {
+    for (int i = threadIdx.x; i < rows * kChunks; i += kThreads) {
         const int r = i / kChunks, c = i % kChunks;
         const bool ok = row0 + r < L;
         ptx::cp_async_16(tile + swz<D>(r, c), ok ? head + std::size_t(row0 + r) * D + c * 8 : head, ok);
@@ -120,10 +119,15 @@ __device__ __forceinline__ std::uint32_t pack_bf16(float lo, float hi) {
     return *reinterpret_cast<const std::uint32_t*>(&v);
 }
 
-template <int D, bool kCausal>
+// MT m-tiles of 16 query rows per warp (a block: 64 · MT rows). Each K or V fragment loaded from shared memory
+// feeds MT multiply-accumulates; with MT = 1 Q's fragments stay in registers, with more they are read from
+// shared memory at every k-step (registers go to the accumulators).
+template <int D, bool kCausal, int MT>
 __global__ void __launch_bounds__(kThreads) attention_kernel(AttentionArgs a, float scale_log2) {
+    constexpr int kBr = 16 * MT * kWarps;
+    constexpr bool kQInRegisters = MT == 1;
     extern __shared__ __align__(128) __nv_bfloat16 smem[];
-    __nv_bfloat16* sq = smem;                   // [64][D]
+    __nv_bfloat16* sq = smem;                   // [kBr][D]
     __nv_bfloat16* sk = sq + kBr * D;           // 2 × [64][D]
     __nv_bfloat16* sv = sk + 2 * kBc * D;       // 2 × [64][D]
     const int L = a.seq_len;
@@ -132,97 +136,123 @@ __global__ void __launch_bounds__(kThreads) attention_kernel(AttentionArgs a, fl
     const int q0 = qb * kBr;
     const std::size_t head = std::size_t(blockIdx.y) * L * D;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    const int ldm_i = lane / 8, ldm_r = lane % 8;  // which 8 × 8 matrix this lane addresses, and which row of it
     const int kv_tiles = kCausal ? min((L + kBc - 1) / kBc, (q0 + kBr - 1) / kBc + 1) : (L + kBc - 1) / kBc;
 
-    load_tile<D>(sq, a.q + head, q0, L);
-    load_tile<D>(sk, a.k + head, 0, L);
-    load_tile<D>(sv, a.v + head, 0, L);
+    load_tile<D>(sq, a.q + head, q0, kBr, L);
+    load_tile<D>(sk, a.k + head, 0, kBc, L);
+    load_tile<D>(sv, a.v + head, 0, kBc, L);
     ptx::cp_async_commit();
 
-    std::uint32_t qa[D / 16][4];  // this warp's 16 rows of Q, A fragments per k-step
-    float o[D / 8][4] = {};       // O accumulators: rows g and g + 8, dims 8c + 2t, +1
-    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};  // rows g and g + 8 (l: this thread's columns only)
+    std::uint32_t qa[kQInRegisters ? D / 16 : 1][4];  // MT = 1: this warp's 16 rows of Q as A fragments
+    float o[MT][D / 8][4] = {};  // O accumulators: per m-tile rows g and g + 8, dims 8c + 2t, +1
+    float m[MT][2], l[MT][2];    // per m-tile rows g and g + 8 (l: this thread's columns only)
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) m[mt][0] = m[mt][1] = -INFINITY, l[mt][0] = l[mt][1] = 0.0f;
+    const auto q_fragment = [&](std::uint32_t (&f)[4], int mt, int kk) {
+        ptx::ldmatrix_x4(f, sq + swz<D>(warp * 16 * MT + mt * 16 + ldm_r + (ldm_i & 1) * 8, 2 * kk + (ldm_i >> 1)));
+    };
 
     for (int j = 0; j < kv_tiles; ++j) {
         if (j + 1 < kv_tiles) {  // the next tile loads while this one is used
-            load_tile<D>(sk + ((j + 1) & 1) * kBc * D, a.k + head, (j + 1) * kBc, L);
-            load_tile<D>(sv + ((j + 1) & 1) * kBc * D, a.v + head, (j + 1) * kBc, L);
+            load_tile<D>(sk + ((j + 1) & 1) * kBc * D, a.k + head, (j + 1) * kBc, kBc, L);
+            load_tile<D>(sv + ((j + 1) & 1) * kBc * D, a.v + head, (j + 1) * kBc, kBc, L);
         }
         ptx::cp_async_commit();
         ptx::cp_async_wait<1>();
         __syncthreads();
-        if (j == 0) {
+        if (kQInRegisters && j == 0) {
 #pragma unroll
-            for (int kk = 0; kk < D / 16; ++kk) {
-                const int i = lane / 8, r = lane % 8;
-                ptx::ldmatrix_x4(qa[kk], sq + swz<D>(warp * 16 + r + (i & 1) * 8, 2 * kk + (i >> 1)));
-            }
+            for (int kk = 0; kk < D / 16; ++kk) q_fragment(qa[kk % (kQInRegisters ? D / 16 : 1)], 0, kk);
         }
         const __nv_bfloat16* kt = sk + (j & 1) * kBc * D;
         const __nv_bfloat16* vt = sv + (j & 1) * kBc * D;
 
-        // S = Q·Kᵀ: 16 rows × 64 keys per warp, 8 n-tiles of 8 keys.
-        float s[kBc / 8][4] = {};
+        // S = Q·Kᵀ: per m-tile 16 rows × 64 keys, 8 n-tiles of 8 keys.
+        float s[MT][kBc / 8][4] = {};
 #pragma unroll
-        for (int kk = 0; kk < D / 16; ++kk)
+        for (int kk = 0; kk < D / 16; ++kk) {
+            std::uint32_t qf[MT][4];
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) {
+                if constexpr (kQInRegisters) {
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) qf[mt][e] = qa[kk % (kQInRegisters ? D / 16 : 1)][e];
+                } else {
+                    q_fragment(qf[mt], mt, kk);
+                }
+            }
 #pragma unroll
             for (int p = 0; p < kBc / 16; ++p) {
                 std::uint32_t b[4];
-                const int i = lane / 8, r = lane % 8;
-                ptx::ldmatrix_x4(b, kt + swz<D>(16 * p + r + (i >> 1) * 8, 2 * kk + (i & 1)));
-                ptx::mma_bf16_16816(s[2 * p], qa[kk], b[0], b[1]);
-                ptx::mma_bf16_16816(s[2 * p + 1], qa[kk], b[2], b[3]);
+                ptx::ldmatrix_x4(b, kt + swz<D>(16 * p + ldm_r + (ldm_i >> 1) * 8, 2 * kk + (ldm_i & 1)));
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt) {
+                    ptx::mma_bf16_16816(s[mt][2 * p], qf[mt], b[0], b[1]);
+                    ptx::mma_bf16_16816(s[mt][2 * p + 1], qf[mt], b[2], b[3]);
+                }
             }
+        }
 
         // The online update, in base 2: x = s · log2(e)/√d; masked scores are −∞.
-        float tile_max[2] = {-INFINITY, -INFINITY};
 #pragma unroll
-        for (int n = 0; n < kBc / 8; ++n)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const int key = j * kBc + n * 8 + 2 * t + (e & 1);
-                const int row = q0 + warp * 16 + g + (e >> 1) * 8;
-                const bool masked = key >= L || (kCausal && key > row);
-                s[n][e] = masked ? -INFINITY : s[n][e] * scale_log2;
-                tile_max[e >> 1] = fmaxf(tile_max[e >> 1], s[n][e]);
-            }
-        float rescale[2];
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xFFFFFFFFu, tile_max[h], 1));
-            tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xFFFFFFFFu, tile_max[h], 2));
-            const float m_new = fmaxf(m[h], tile_max[h]);
-            const float base = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing yet: every p is 0
-            rescale[h] = exp2f(m[h] - base);                        // 0 on the row's first keys
-            m[h] = m_new;
-            l[h] *= rescale[h];
+        for (int mt = 0; mt < MT; ++mt) {
+            float tile_max[2] = {-INFINITY, -INFINITY};
 #pragma unroll
             for (int n = 0; n < kBc / 8; ++n)
 #pragma unroll
-                for (int e = 2 * h; e < 2 * h + 2; ++e) {
-                    s[n][e] = exp2f(s[n][e] - base);
-                    l[h] += s[n][e];
+                for (int e = 0; e < 4; ++e) {
+                    const int key = j * kBc + n * 8 + 2 * t + (e & 1);
+                    const int row = q0 + warp * 16 * MT + mt * 16 + g + (e >> 1) * 8;
+                    const bool masked = key >= L || (kCausal && key > row);
+                    s[mt][n][e] = masked ? -INFINITY : s[mt][n][e] * scale_log2;
+                    tile_max[e >> 1] = fmaxf(tile_max[e >> 1], s[mt][n][e]);
                 }
-        }
+            float rescale[2];
 #pragma unroll
-        for (int c = 0; c < D / 8; ++c) {
-            o[c][0] *= rescale[0], o[c][1] *= rescale[0];
-            o[c][2] *= rescale[1], o[c][3] *= rescale[1];
+            for (int h = 0; h < 2; ++h) {
+                tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xFFFFFFFFu, tile_max[h], 1));
+                tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xFFFFFFFFu, tile_max[h], 2));
+                const float m_new = fmaxf(m[mt][h], tile_max[h]);
+                const float base = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing yet: every p is 0
+                rescale[h] = exp2f(m[mt][h] - base);                     // 0 on the row's first keys
+                m[mt][h] = m_new;
+                l[mt][h] *= rescale[h];
+#pragma unroll
+                for (int n = 0; n < kBc / 8; ++n)
+#pragma unroll
+                    for (int e = 2 * h; e < 2 * h + 2; ++e) {
+                        s[mt][n][e] = exp2f(s[mt][n][e] - base);
+                        l[mt][h] += s[mt][n][e];
+                    }
+            }
+#pragma unroll
+            for (int c = 0; c < D / 8; ++c) {
+                o[mt][c][0] *= rescale[0], o[mt][c][1] *= rescale[0];
+                o[mt][c][2] *= rescale[1], o[mt][c][3] *= rescale[1];
+            }
         }
 
         // O += P·V: P (BF16) from S's registers; V row-major is k-major, ldmatrix.trans gives B fragments.
 #pragma unroll
         for (int kk = 0; kk < kBc / 16; ++kk) {
-            const std::uint32_t pa[4] = {pack_bf16(s[2 * kk][0], s[2 * kk][1]), pack_bf16(s[2 * kk][2], s[2 * kk][3]),
-                                         pack_bf16(s[2 * kk + 1][0], s[2 * kk + 1][1]),
-                                         pack_bf16(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+            std::uint32_t pa[MT][4];
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) {
+                pa[mt][0] = pack_bf16(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+                pa[mt][1] = pack_bf16(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+                pa[mt][2] = pack_bf16(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+                pa[mt][3] = pack_bf16(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+            }
 #pragma unroll
             for (int c = 0; c < D / 8; c += 2) {
                 std::uint32_t b[4];
-                const int i = lane / 8, r = lane % 8;
-                ptx::ldmatrix_x4_trans(b, vt + swz<D>(16 * kk + r + (i & 1) * 8, c + (i >> 1)));
-                ptx::mma_bf16_16816(o[c], pa, b[0], b[1]);
-                ptx::mma_bf16_16816(o[c + 1], pa, b[2], b[3]);
+                ptx::ldmatrix_x4_trans(b, vt + swz<D>(16 * kk + ldm_r + (ldm_i & 1) * 8, c + (ldm_i >> 1)));
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt) {
+                    ptx::mma_bf16_16816(o[mt][c], pa[mt], b[0], b[1]);
+                    ptx::mma_bf16_16816(o[mt][c + 1], pa[mt], b[2], b[3]);
+                }
             }
         }
         __syncthreads();  // every warp is done with this tile's buffers before they are refilled
@@ -230,30 +260,34 @@ __global__ void __launch_bounds__(kThreads) attention_kernel(AttentionArgs a, fl
 
     // Normalise, write O and the log-sum-exp (natural log of Σ e^(s/√d)).
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        l[h] += __shfl_xor_sync(0xFFFFFFFFu, l[h], 1);
-        l[h] += __shfl_xor_sync(0xFFFFFFFFu, l[h], 2);
-        const int row = q0 + warp * 16 + g + h * 8;
-        if (row >= L) continue;
-        const float inv = 1.0f / l[h];
-        __nv_bfloat16* out = a.o + head + std::size_t(row) * D;
+    for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-        for (int c = 0; c < D / 8; ++c)
-            *reinterpret_cast<std::uint32_t*>(out + c * 8 + 2 * t) = pack_bf16(o[c][2 * h] * inv, o[c][2 * h + 1] * inv);
-        if (t == 0) a.lse[std::size_t(blockIdx.y) * L + row] = m[h] * 0.6931471805599453f + logf(l[h]);
-    }
+        for (int h = 0; h < 2; ++h) {
+            l[mt][h] += __shfl_xor_sync(0xFFFFFFFFu, l[mt][h], 1);
+            l[mt][h] += __shfl_xor_sync(0xFFFFFFFFu, l[mt][h], 2);
+            const int row = q0 + warp * 16 * MT + mt * 16 + g + h * 8;
+            if (row >= L) continue;
+            const float inv = 1.0f / l[mt][h];
+            __nv_bfloat16* out = a.o + head + std::size_t(row) * D;
+#pragma unroll
+            for (int c = 0; c < D / 8; ++c)
+                *reinterpret_cast<std::uint32_t*>(out + c * 8 + 2 * t) =
+                    pack_bf16(o[mt][c][2 * h] * inv, o[mt][c][2 * h + 1] * inv);
+            if (t == 0) a.lse[std::size_t(blockIdx.y) * L + row] = m[mt][h] * 0.6931471805599453f + logf(l[mt][h]);
+        }
 }
 
-template <int D, bool kCausal>
+template <int D, bool kCausal, int MT = 1>
 void launch_attention_of(const AttentionArgs& a, cudaStream_t stream) {
+    constexpr int kBr = 16 * MT * kWarps;
     constexpr int bytes = (kBr + 4 * kBc) * D * 2;
     static const bool opted_in = [] {  // once, outside any timed launch
-        CUDA_CHECK(cudaFuncSetAttribute(attention_kernel<D, kCausal>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+        CUDA_CHECK(cudaFuncSetAttribute(attention_kernel<D, kCausal, MT>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
         return true;
     }();
     (void)opted_in;
     const dim3 grid((a.seq_len + kBr - 1) / kBr, a.batch * a.heads);
-    attention_kernel<D, kCausal><<<grid, kThreads, bytes, stream>>>(a, 1.4426950408889634f / std::sqrt(float(D)));
+    attention_kernel<D, kCausal, MT><<<grid, kThreads, bytes, stream>>>(a, 1.4426950408889634f / std::sqrt(float(D)));
     LABS_CHECK_LAUNCH();
 }
 
