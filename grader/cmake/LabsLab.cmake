@@ -63,10 +63,13 @@ function(_labs_json_list out)
   set(${out} "[${joined}]" PARENT_SCOPE)
 endfunction()
 
-# _labs_json_set(<json-var> <key> <json-value>): sets a member; string(JSON) checks that the value parses.
-macro(_labs_json_set var key value)
-  string(JSON ${var} SET "${${var}}" "${key}" "${value}")
-endmacro()
+# _labs_json_set(<json-var> <key> <json-value>): sets a member; string(JSON) checks that the value parses. A
+# function, not a macro: a macro would substitute the value into its body and undo the escaping of any
+# backslash in it (a DENY or ALLOW regex like "syscall\\.h").
+function(_labs_json_set var key value)
+  string(JSON result SET "${${var}}" "${key}" "${value}")
+  set(${var} "${result}" PARENT_SCOPE)
+endfunction()
 
 # What every registry tells the grader about the build: where it is, and (with Ninja) how to list the
 # headers an object's source included, for the code policy.
