@@ -94,8 +94,8 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-/** @brief (c) The source of a kernel specialised for one M (and your tile choices), NVRTC-compiled through @p cache
- *  and launched through the driver API. */
+/** @brief (c) The source of a kernel specialised for one M (and your tile choices), NVRTC-compiled through @p cache,
+ *  loaded with the runtime's library API (cudaLibraryLoadData, cudaLibraryGetKernel) and launched. */
 void launch_gemm_specialized(const Gemm& g, ProgramCache& cache, cudaStream_t stream);
 
 /** @brief One strategy's cost for one shape: what is left to prepare (0 when done) and the time per call. */
