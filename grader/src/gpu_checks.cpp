@@ -390,9 +390,9 @@ std::string find_tool(const char* name, const char* variable) {
 
 std::string find_ncu() { return find_tool("ncu", "LABS_NCU"); }
 
-// Runs argv with stdout and stderr into output_file and no other descriptor open; kills its process group
-// after timeout_s. Returns the exit status, -1 when it could not start, -2 on timeout.
-int run_command(const std::vector<std::string>& argv, const std::string& output_file, int timeout_s) {
+// Starts argv with stdout and stderr into output_file and no other descriptor open, in a process group of its
+// own. Returns its pid, or -1 when it could not start.
+pid_t start_command(const std::vector<std::string>& argv, const std::string& output_file) {
     const pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
@@ -411,19 +411,48 @@ int run_command(const std::vector<std::string>& argv, const std::string& output_
         _exit(127);
     }
     setpgid(pid, pid);
+    return pid;
+}
+
+// Waits for the started processes (pid −1: never started) until the deadline, then kills what is left. Returns
+// each one's exit status, -1 when it did not start, -2 on timeout.
+std::vector<int> wait_commands(const std::vector<pid_t>& pids, int timeout_s) {
+    std::vector<int> result(pids.size(), -1);
+    std::vector<bool> running(pids.size());
+    for (std::size_t i = 0; i < pids.size(); ++i) running[i] = pids[i] > 0;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
     for (;;) {
-        int status = 0;
-        const pid_t done = waitpid(pid, &status, WNOHANG);
-        if (done == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        if (done < 0) return -1;
+        bool any = false;
+        for (std::size_t i = 0; i < pids.size(); ++i) {
+            if (!running[i]) continue;
+            int status = 0;
+            const pid_t done = waitpid(pids[i], &status, WNOHANG);
+            if (done == pids[i] || done < 0) {
+                running[i] = false;
+                result[i] = done < 0 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            } else {
+                any = true;
+            }
+        }
+        if (!any) return result;
         if (std::chrono::steady_clock::now() > deadline) {
-            kill(-pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            return -2;
+            for (std::size_t i = 0; i < pids.size(); ++i)
+                if (running[i]) {
+                    int status = 0;
+                    kill(-pids[i], SIGKILL);
+                    waitpid(pids[i], &status, 0);
+                    result[i] = -2;
+                }
+            return result;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+}
+
+// Runs argv with stdout and stderr into output_file and no other descriptor open; kills its process group
+// after timeout_s. Returns the exit status, -1 when it could not start, -2 on timeout.
+int run_command(const std::vector<std::string>& argv, const std::string& output_file, int timeout_s) {
+    return wait_commands({start_command(argv, output_file)}, timeout_s)[0];
 }
 
 std::string read_file(const std::string& path) {
@@ -580,6 +609,27 @@ SanitizerRun sanitize(const std::string& target, const std::string& tool, int ti
         ++taken;
     }
     return r;
+}
+
+std::vector<TargetRun> run_targets_together(const std::vector<std::string>& targets, int timeout_s) {
+    std::vector<TargetRun> runs(targets.size());
+    std::error_code ec;
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    char dir_template[] = "/tmp/labs-targets-XXXXXX";
+    const char* dir = ec ? nullptr : mkdtemp(dir_template);
+    if (dir == nullptr) {
+        for (std::size_t i = 0; i < targets.size(); ++i)
+            runs[i] = {targets[i], -1, "cannot start: no runner executable or temporary folder"};
+        return runs;
+    }
+    std::vector<pid_t> pids;
+    for (std::size_t i = 0; i < targets.size(); ++i)
+        pids.push_back(start_command({self, "--profile-target", targets[i]}, std::string(dir) + "/" + std::to_string(i) + ".txt"));
+    const std::vector<int> status = wait_commands(pids, timeout_s);
+    for (std::size_t i = 0; i < targets.size(); ++i)
+        runs[i] = {targets[i], status[i], read_file(std::string(dir) + "/" + std::to_string(i) + ".txt")};
+    std::filesystem::remove_all(dir, ec);
+    return runs;
 }
 
 }  // namespace gpulab::grader

@@ -311,4 +311,20 @@ struct SanitizerRun {
  */
 [[nodiscard]] SanitizerRun sanitize(const std::string& target, const std::string& tool, int timeout_s = 120);
 
+/** @brief What run_targets_together() found of one process. */
+struct TargetRun {
+    std::string target;  ///< the profile target it ran
+    int status = -1;     ///< its exit status; -1: it did not start; -2: killed at the time limit
+    std::string output;  ///< what it printed (stdout and stderr)
+};
+
+/**
+ * @brief Runs the lab's profile targets @p targets (Lab::profile_target()) at the same time, each in a fresh
+ * process of this runner, and waits for all of them — for checks of what several processes do together (two
+ * processes sharing a cache directory). They inherit the environment: pass what they need through it. A target
+ * that throws exits with status 1. @param targets declared profile targets (one may appear several times)
+ * @param timeout_s each process is killed after this many seconds
+ */
+[[nodiscard]] std::vector<TargetRun> run_targets_together(const std::vector<std::string>& targets, int timeout_s = 60);
+
 }  // namespace gpulab::grader

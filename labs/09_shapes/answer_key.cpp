@@ -1,0 +1,103 @@
+// FROZEN: do not edit. Lab 09's answer key: every value comes from the models (labs_models), none is
+// stored. The chapter's worked cases keep their keys (0.5 points each); most points are on the case "groups",
+// which answers.toml states and `grader --student ID` draws per student.
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "grader/lab.hpp"
+#include "labs/models/shapes.hpp"
+
+using namespace gpulab::grader;
+namespace models = gpulab::models;
+
+namespace {
+
+double value_of(const std::optional<std::int64_t>& groups) {
+    if (!groups) throw std::logic_error("lab 09 answer key: a crossover the question asks for does not exist");
+    return double(*groups);
+}
+
+// Example 5-12 as the chapter states it, or with `small_calls` calls of 256 rows (Experiment 5-7: 4).
+models::ShapeStrategiesInput group_of(int small_calls, std::int64_t small_rows = 256, std::int64_t mid_rows = 1536) {
+    models::ShapeStrategiesInput in;
+    in.rows.assign(small_calls, small_rows);
+    in.rows.push_back(mid_rows);
+    in.rows.push_back(2048);
+    return in;
+}
+
+}  // namespace
+
+void register_answers(Lab& lab) {
+    // Example 5-9: the old kernel takes 10 µs for shapes A and B; the new one 5 µs for A, 20 µs for B.
+    lab.number("example_5_9.p_threshold", "Example 5-9: above which fraction of A calls is the new kernel faster on average",
+               0.5, 0.005, [] { return models::mix_break_even_fraction(10, 10, 5, 20).value(); });
+    lab.number("example_5_9.once_each_new_us", "... one call of each shape, the new kernel (µs)", 0.5, 0.005,
+               [] { return models::mix_mean_time(0.5, 5, 20) * 2; });
+    lab.number("example_5_9.mix_100a_1b_new_us", "... 100 calls of A and one of B, the new kernel (µs)", 0.5, 0.005,
+               [] { return models::mix_mean_time(100.0 / 101, 5, 20) * 101; });
+    lab.number("example_5_9.mix_100a_1b_old_us", "... the old kernel (µs)", 0.5, 0.005,
+               [] { return models::mix_mean_time(100.0 / 101, 10, 10) * 101; });
+    lab.number("experiment_5_6.mean_new_us_p_half", "Experiment 5-6: the new kernel's mean time at p = 1/2 (µs)", 0.5, 0.005,
+               [] { return models::mix_mean_time(0.5, 5, 20); });
+    lab.number("experiment_5_6.mean_new_us_p_nine_tenths", "... at p = 9/10 (µs)", 0.5, 0.005,
+               [] { return models::mix_mean_time(0.9, 5, 20); });
+    lab.number("experiment_5_6.dispatch_better_above_p",
+               "... dispatching by shape (1 µs per call; the new kernel for A, the old for B) beats always-old above p =",
+               0.5, 0.005, [] { return models::mix_break_even_fraction(10, 10, 5 + 1, 10 + 1).value(); });
+
+    // Example 5-12: 8 × 256 + 1536 + 2048 rows per group, buckets of 512 and 2048 rows.
+    lab.number("example_5_12.rows_actual", "Example 5-12: rows in one group", 0.5, 0.0,
+               [] { return double(models::shape_strategies(group_of(8)).padding.actual_rows); });
+    lab.number("example_5_12.rows_bucketed", "... rows computed once padded to the buckets", 0.5, 0.0,
+               [] { return double(models::shape_strategies(group_of(8)).padding.padded_rows); });
+    lab.number("example_5_12.generic_group_ms", "... one group, generic (ms)", 0.5, 0.01,
+               [] { return models::shape_strategies(group_of(8)).strategies[0].group_ms; });
+    lab.number("example_5_12.bucketed_group_ms", "... bucketed (ms)", 0.5, 0.01,
+               [] { return models::shape_strategies(group_of(8)).strategies[1].group_ms; });
+    lab.number("example_5_12.specialized_group_ms", "... specialised (ms)", 0.5, 0.01,
+               [] { return models::shape_strategies(group_of(8)).strategies[2].group_ms; });
+    lab.number("example_5_12.bucket_beats_generic_from", "... groups from which bucketed is faster in total than generic",
+               0.5, 0.0, [] { return value_of(models::shape_strategies(group_of(8)).generic_to_bucketed); });
+    lab.number("example_5_12.special_beats_bucket_from", "... groups from which specialised is faster than bucketed", 0.5,
+               0.0, [] { return value_of(models::shape_strategies(group_of(8)).bucketed_to_specialized); });
+
+    // Experiment 5-7: 4 calls of 256 rows instead of 8.
+    lab.number("experiment_5_7.rows_actual", "Experiment 5-7: rows in one group", 0.5, 0.0,
+               [] { return double(models::shape_strategies(group_of(4)).padding.actual_rows); });
+    lab.number("experiment_5_7.rows_bucketed", "... padded to the buckets", 0.5, 0.0,
+               [] { return double(models::shape_strategies(group_of(4)).padding.padded_rows); });
+    lab.number("experiment_5_7.generic_vs_bucketed_from", "... groups from which bucketed beats generic", 0.5, 0.0,
+               [] { return value_of(models::shape_strategies(group_of(4)).generic_to_bucketed); });
+    lab.number("experiment_5_7.bucketed_vs_specialized_from", "... groups from which specialised beats bucketed", 0.5, 0.0,
+               [] { return value_of(models::shape_strategies(group_of(4)).bucketed_to_specialized); });
+    lab.number("experiment_5_7.generic_vs_specialized_from", "... groups from which specialised beats generic", 0.5, 0.0,
+               [] { return value_of(models::shape_strategies(group_of(4)).generic_to_specialized); });
+    lab.number("experiment_5_7.cached_buckets_specialized_from",
+               "... with both bucket programs already compiled (bucketed P = 0): groups from which specialised beats it",
+               0.5, 0.0, [] {
+                   models::ShapeStrategiesInput in = group_of(4);
+                   in.bucketed_prep_ms = 0;
+                   return value_of(models::shape_strategies(in).bucketed_to_specialized);
+               });
+    lab.number("autotune.payback_calls", "A 10-minute tuning search saving 5 µs per call: calls until it pays back", 0.5, 0.01,
+               [] { return models::autotune_payback(600, 5, 1e4).calls; });
+
+    // The case: another group of calls under the same buckets, rates and preparation times.
+    lab.exercise_case("groups", "a group of `small_calls` calls of `small_rows` rows, one of `mid_rows` and one of 2048, "
+                                "buckets of 512 and 2048 rows, the chapter's rates (100/200/250 TFLOP/s) and preparation "
+                                "times (100/400/900 ms)",
+                      {{"small_calls", 6, 2, 12}, {"small_rows", 320, 256, 512, 64}, {"mid_rows", 1280, 1152, 1920, 128}});
+    const auto strategies = [](const CaseValues& v) {
+        return models::shape_strategies(group_of(int(v.at("small_calls")), v.at("small_rows"), v.at("mid_rows")));
+    };
+    lab.number_for_case("groups", "case.rows_bucketed", "Rows computed once padded to the buckets", 2.375, 0.0,
+                        [=](const CaseValues& v) { return double(strategies(v).padding.padded_rows); });
+    lab.number_for_case("groups", "case.bucketed_group_ms", "One group, bucketed (ms)", 2.375, 0.01,
+                        [=](const CaseValues& v) { return strategies(v).strategies[1].group_ms; });
+    lab.number_for_case("groups", "case.bucket_beats_generic_from", "Groups from which bucketed beats generic", 2.375, 0.0,
+                        [=](const CaseValues& v) { return value_of(strategies(v).generic_to_bucketed); });
+    lab.number_for_case("groups", "case.special_beats_bucket_from", "Groups from which specialised beats bucketed", 2.375, 0.0,
+                        [=](const CaseValues& v) { return value_of(strategies(v).bucketed_to_specialized); });
+}
