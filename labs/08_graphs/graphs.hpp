@@ -37,9 +37,10 @@ public:
     ~FfnModel();
     FfnModel(const FfnModel&) = delete;
     FfnModel& operator=(const FfnModel&) = delete;
+    /** @brief The stack's shape. */
     [[nodiscard]] const FfnShape& shape() const noexcept { return shape_; }
     /** @brief Layer @p l's weights: γ [H], W_gate and W_up [H, F], W_down [F, H], row-major. */
-    [[nodiscard]] const __nv_bfloat16* gamma(int l) const;
+    [[nodiscard]] const __nv_bfloat16* gamma(int l) const;  ///< [H]
     [[nodiscard]] const __nv_bfloat16* w_gate(int l) const;  ///< [H, F]
     [[nodiscard]] const __nv_bfloat16* w_up(int l) const;    ///< [H, F]
     [[nodiscard]] const __nv_bfloat16* w_down(int l) const;  ///< [F, H]
@@ -74,10 +75,13 @@ public:
 /** @brief Graph launches replay() made. */
 [[nodiscard]] std::int64_t graph_launches();
 
+/** @brief h = RMSNorm(x)·γ for each of @p m rows of @p hidden values (one counted launch). */
 void launch_rmsnorm(const __nv_bfloat16* x, const __nv_bfloat16* gamma, __nv_bfloat16* h, int m, int hidden, cudaStream_t s);
-/** @brief out[M, N] = in[M, K] · w[K, N] (a GEMV at small M). */
+/** @brief out[M, N] = in[M, K] · w[K, N] (a GEMV at small M; one counted launch). */
 void launch_projection(const __nv_bfloat16* in, const __nv_bfloat16* w, __nv_bfloat16* out, int m, int k, int n, cudaStream_t s);
+/** @brief a = SiLU(g), @p n values (one counted launch). */
 void launch_silu(const __nv_bfloat16* g, __nv_bfloat16* a, std::size_t n, cudaStream_t s);
+/** @brief p = a ⊙ u, @p n values (one counted launch). */
 void launch_mul(const __nv_bfloat16* a, const __nv_bfloat16* u, __nv_bfloat16* p, std::size_t n, cudaStream_t s);
 /** @brief p = SiLU(g) ⊙ u in one kernel, the same bits as launch_silu then launch_mul. */
 void launch_silu_mul(const __nv_bfloat16* g, const __nv_bfloat16* u, __nv_bfloat16* p, std::size_t n, cudaStream_t s);
