@@ -1,7 +1,12 @@
-// FROZEN: do not edit. Lab 09's graded checks (work in progress: the host-side ones — the policy against the
-// models, and the program cache: memory order, a warm second cache, damaged files, every part of the key, and
-// processes sharing the directory; the kernels' checks come with the GPU run).
+// FROZEN: do not edit. Lab 09's graded checks. On the host (graded without a GPU): the policy against the models,
+// and the program cache — memory order, a warm second cache, damaged files, every part of the key, processes
+// sharing the directory. On the GPU (written, not yet run): the bucketed and specialised kernels against the
+// generic one on a trace's shapes (rows past M untouched, no read past M under memcheck); P and T measured and
+// the crossover they predict checked by running traces on both sides of it; the policy end to end on the mixed
+// trace against always-generic and always-specialised.
 #include <algorithm>
+#include <chrono>
+#include <map>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +17,12 @@
 #include <unistd.h>
 
 #include "grader/gpu_checks.hpp"
+#include "labs/bf16.hpp"
+#include "labs/buffer.hpp"
+#include "labs/compare.hpp"
+#include "labs/numeric.hpp"
+#include "labs/timing.hpp"
+#include "labs/models/datasets.hpp"
 #include "labs/models/shapes.hpp"
 #include "labs/random.hpp"
 #include "labs/text.hpp"
@@ -258,6 +269,226 @@ CorrectnessResult check_concurrent(Context&) {
                      "that a reader never sees half a file");
 }
 
+
+// ---- the kernels (GPU) -----------------------------------------------------------------------------------
+
+constexpr int kN = 4096, kK = 4096;
+const std::vector<int> kBuckets{16, 64, 256, 512, 1024, 2048, 4096};
+// Against the generic kernel: both round once to BF16 after FP32 sums of 4096 products in different orders.
+const Tolerance kVsGeneric{std::ldexp(1.0, -6), std::ldexp(1.0, -7)};
+
+// The shapes a correctness check runs: awkward sizes and, from the mixed trace, its 6 most frequent shapes.
+std::vector<int> check_shapes() {
+    std::vector<int> m{1, 7, 64, 65, 300, 513, 2047};
+    const std::vector<int> trace = load_trace(models::datasets_dir() / "traces" / "mixed.csv");
+    std::map<int, int> count;
+    for (const int r : trace) ++count[r];
+    std::vector<std::pair<int, int>> by_count;
+    for (const auto& [rows, c] : count) by_count.emplace_back(c, rows);
+    std::sort(by_count.rbegin(), by_count.rend());
+    for (std::size_t i = 0; i < by_count.size() && i < 6; ++i) m.push_back(by_count[i].second);
+    return m;
+}
+
+struct GemmCase {
+    int m;
+    DeviceBuffer<bf16> x, w;
+    std::vector<double> generic;  // the generic kernel's output, as doubles
+};
+
+const GemmCase& gemm_case(Context& ctx, int m) {
+    return cached_case<GemmCase>("gemm m=" + std::to_string(m), [&] {
+        auto c = std::make_unique<GemmCase>();
+        c->m = m;
+        c->x = DeviceBuffer<bf16>(std::size_t(m) * kK);
+        c->w = DeviceBuffer<bf16>(std::size_t(kK) * kN);
+        fill_uniform_bf16_device(c->x.data(), c->x.size(), ctx.seed_for("lab09 x " + std::to_string(m)), -1.0f, 1.0f);
+        fill_uniform_bf16_device(c->w.data(), c->w.size(), ctx.seed_for("lab09 w"), -1.0f, 1.0f);
+        DeviceBuffer<bf16> y(std::size_t(m) * kN);
+        launch_gemm_generic({c->x.data(), c->w.data(), y.data(), m, kN, kK}, nullptr);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        for (const std::uint16_t b : to_host_bits(y)) c->generic.push_back(bf16_bits_to_float(b));
+        return c;
+    });
+}
+
+// A strategy's output on a Y buffer of `rows_allocated` rows, all poisoned first: its first M rows against the
+// generic kernel, the rest still poison.
+std::string check_strategy_on(const GemmCase& c, const std::function<void(const Gemm&)>& run, int rows_allocated,
+                              const std::string& name) {
+    DeviceBuffer<bf16> y(std::size_t(rows_allocated) * kN);
+    y.poison();
+    run({c.x.data(), c.w.data(), y.data(), c.m, kN, kK});
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<std::uint16_t> all = to_host_bits(y);
+    const std::vector<std::uint16_t> mine(all.begin(), all.begin() + std::ptrdiff_t(std::size_t(c.m) * kN));
+    const CompareReport rep = compare_bf16(mine, c.generic, kVsGeneric, {std::size_t(c.m), std::size_t(kN)});
+    if (!rep.passed()) return name + ", M = " + std::to_string(c.m) + ": " + rep.describe();
+    for (std::size_t i = std::size_t(c.m) * kN; i < all.size(); ++i)
+        if (!is_poison(all[i]))
+            return strprintf("%s, M = %d: row %zu of Y (past M) was written", name.c_str(), c.m, i / kN);
+    return "";
+}
+
+int bucket_of(int m) {
+    for (const int b : kBuckets)
+        if (b >= m) return b;
+    return m;
+}
+
+CorrectnessResult check_bucketed(Context& ctx) {
+    CorrectnessResult r;
+    const std::vector<int> shapes = check_shapes();
+    for (const int m : shapes) {
+        const std::string why = check_strategy_on(gemm_case(ctx, m), [](const Gemm& g) { launch_gemm_bucketed(g, kBuckets, nullptr); },
+                                                  bucket_of(m), "bucketed");
+        if (!why.empty()) {
+            r.message = why;
+            r.hint = "pad M up to the bucket for the launch, but mask every load of X and every store of Y at row M";
+            return r;
+        }
+    }
+    r.passed = true;
+    r.message = strprintf("%zu shapes (odd sizes and the mixed trace's most frequent) within tolerance of the generic "
+                          "kernel; Y untouched past M (buckets 16 … 4096)",
+                          shapes.size());
+    return r;
+}
+
+// Bucketed, M = 37 in a bucket of 64, with X and Y allocated for exactly 37 rows: memcheck sees any access past M.
+void bucket_bounds_target() {
+    constexpr int m = 37;
+    DeviceBuffer<bf16> x(std::size_t(m) * kK), w(std::size_t(kK) * kN), y(std::size_t(m) * kN);
+    fill_uniform_bf16_device(x.data(), x.size(), 1, -1.0f, 1.0f);
+    fill_uniform_bf16_device(w.data(), w.size(), 2, -1.0f, 1.0f);
+    launch_gemm_bucketed({x.data(), w.data(), y.data(), m, kN, kK}, kBuckets, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+CorrectnessResult check_bucket_bounds(Context& ctx) {
+    CorrectnessResult r;
+    const std::string why = check_strategy_on(gemm_case(ctx, 37), [](const Gemm& g) { launch_gemm_bucketed(g, kBuckets, nullptr); },
+                                              64, "bucketed");
+    if (!why.empty()) {
+        r.message = "not run under memcheck: " + why;
+        return r;
+    }
+    const SanitizerRun s = sanitize("bucket_bounds", "memcheck");
+    if (!s.skipped.empty()) {
+        r.skipped = "not checked: " + s.skipped;
+        return r;
+    }
+    if (!s.clean) {
+        r.message = strprintf("compute-sanitizer memcheck: %d error%s with X and Y allocated for exactly M = 37 rows in a "
+                              "bucket of 64:\n%s",
+                              s.errors, s.errors == 1 ? "" : "s", s.first_report.c_str());
+        r.hint = "the padding rows are computed as zeros: never load them from X nor store them to Y";
+        return r;
+    }
+    r.passed = true;
+    r.message = "memcheck: no access past M = 37 (bucket 64, buffers of exactly 37 rows)";
+    return r;
+}
+
+CorrectnessResult check_specialized(Context& ctx) {
+    TempDir dir("specialized");
+    ProgramCache cache(dir.path, 64);
+    CorrectnessResult r;
+    const std::vector<int> shapes = check_shapes();
+    for (const int m : shapes) {
+        const std::string why = check_strategy_on(gemm_case(ctx, m), [&](const Gemm& g) { launch_gemm_specialized(g, cache, nullptr); },
+                                                  m, "specialised");
+        if (!why.empty()) {
+            r.message = why;
+            r.hint = "the generated source's constants (M, N, K) and the launch's grid must agree";
+            return r;
+        }
+    }
+    r.passed = true;
+    r.message = strprintf("%zu shapes, each program compiled at run time for its M: within tolerance of the generic kernel",
+                          shapes.size());
+    return r;
+}
+
+// ---- measured P and T, and the crossover -----------------------------------------------------------------
+
+struct Measured {
+    double p_specialized_ms = 0;  // NVRTC + load + first call, with an empty cache
+    double t_generic_ms = 0, t_specialized_ms = 0;
+};
+
+Measured measure(Context& ctx, int m, ProgramCache& cache) {
+    const GemmCase& c = gemm_case(ctx, m);
+    DeviceBuffer<bf16> y(std::size_t(m) * kN);
+    const Gemm g{c.x.data(), c.w.data(), y.data(), m, kN, kK};
+    Measured me;
+    const auto t0 = std::chrono::steady_clock::now();
+    launch_gemm_specialized(g, cache, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    me.p_specialized_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    TimingOptions o;
+    o.label = "lab09 per call";
+    me.t_generic_ms = time_region([&](cudaStream_t s) { launch_gemm_generic(g, s); }, o).median_ms;
+    me.t_specialized_ms = time_region([&](cudaStream_t s) { launch_gemm_specialized(g, cache, s); }, o).median_ms;
+    me.p_specialized_ms -= me.t_specialized_ms;  // preparation: what the first call took beyond a call
+    return me;
+}
+
+// End to end, host clock: `calls` calls of one shape, starting from an empty cache for the specialised strategy.
+double run_calls_ms(Context& ctx, int m, int calls, bool specialized) {
+    TempDir dir("run");
+    ProgramCache cache(dir.path, 4);
+    const GemmCase& c = gemm_case(ctx, m);
+    DeviceBuffer<bf16> y(std::size_t(m) * kN);
+    const Gemm g{c.x.data(), c.w.data(), y.data(), m, kN, kK};
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) {
+        if (specialized) launch_gemm_specialized(g, cache, nullptr);
+        else launch_gemm_generic(g, nullptr);
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The crossover P / (T_generic − T_specialised) from measured P and T, then traces of a third of it and of three
+// times it actually run both ways: the winner on each side must be the one the crossover predicts.
+CorrectnessResult check_crossover(Context& ctx) {
+    constexpr int m = 16;  // a decode shape: the specialised skinny kernel is the fast one there
+    TempDir dir("crossover");
+    ProgramCache cache(dir.path, 4);
+    const Measured me = measure(ctx, m, cache);
+    CorrectnessResult r;
+    r.details = {{"p_specialized_ms", me.p_specialized_ms}, {"t_generic_ms", me.t_generic_ms},
+                 {"t_specialized_ms", me.t_specialized_ms}};
+    if (!(me.t_specialized_ms < me.t_generic_ms)) {
+        r.message = strprintf("at M = %d the specialised kernel (%.4f ms) is not faster than the generic one (%.4f ms): "
+                              "specialising never pays",
+                              m, me.t_specialized_ms, me.t_generic_ms);
+        r.hint = "a kernel for one M can keep all M rows in registers and read W once";
+        return r;
+    }
+    const double crossover = me.p_specialized_ms / (me.t_generic_ms - me.t_specialized_ms);
+    const int before = std::max(1, int(crossover / 3)), after = int(std::ceil(crossover * 3));
+    const double g_before = run_calls_ms(ctx, m, before, false), s_before = run_calls_ms(ctx, m, before, true);
+    const double g_after = run_calls_ms(ctx, m, after, false), s_after = run_calls_ms(ctx, m, after, true);
+    r.details["crossover_calls"] = crossover;
+    r.details["runs_ms"] = {{"generic_before", g_before}, {"specialized_before", s_before}, {"generic_after", g_after},
+                            {"specialized_after", s_after}};
+    const std::string measured = strprintf("P = %.1f ms, T = %.4f ms generic and %.4f ms specialised at M = %d: crossover "
+                                           "after %.0f calls; %d calls took %.1f vs %.1f ms, %d calls %.1f vs %.1f ms",
+                                           me.p_specialized_ms, me.t_generic_ms, me.t_specialized_ms, m, crossover, before,
+                                           g_before, s_before, after, g_after, s_after);
+    if (!(g_before < s_before && s_after < g_after)) {
+        r.message = "the measured crossover did not predict the winners: " + measured;
+        r.hint = "P must include everything the first call pays (NVRTC, load), and a call must not pay it again";
+        return r;
+    }
+    r.passed = true;
+    r.message = measured;
+    return r;
+}
+
 }  // namespace
 
 void register_checks(Lab& lab) {
@@ -283,5 +514,11 @@ void register_checks(Lab& lab) {
     });
     lab.host_check("cache.keys", "(c) every part of the key names a program", 3, check_keys);
     lab.profile_target("cache_hammer", hammer);
+    lab.profile_target("bucket_bounds", bucket_bounds_target);
     lab.host_check("cache.concurrent", "(c) processes sharing the directory never see a damaged file", 4, check_concurrent);
+
+    lab.correctness("correct.bucketed", "(b) bucketed against generic on a trace's shapes; Y untouched past M", 10, check_bucketed);
+    lab.correctness("hazards.bucket_bounds", "(b) no access past M under memcheck (exactly sized buffers)", 5, check_bucket_bounds);
+    lab.correctness("correct.specialized", "(c) NVRTC-specialised against generic on a trace's shapes", 10, check_specialized);
+    lab.correctness("measure.crossover", "(c) the crossover from measured P and T predicts the faster strategy", 10, check_crossover);
 }
