@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "grader/gpu_checks.hpp"
+#include "labs/bf16.hpp"
 #include "labs/buffer.hpp"
 #include "labs/graph.hpp"
 #include "labs/models/pipeline.hpp"
@@ -58,6 +59,7 @@ std::vector<Shape> shapes() {
 std::string compare_on(const Launch& launch, const Shape& s, std::uint64_t seed) {
     DeviceBuffer<bf16> in(s.n);
     fill_uniform_bf16_device(in.data(), s.n, seed, -2.0f, 2.0f);
+    const std::vector<std::uint16_t> input_before = to_host_bits(in);
     Work w{in.data(), s.n, s.tiles_per_block, 3, nullptr};
     const int blocks = blocks_of(w);
     DeviceBuffer<float> expected(blocks), got(blocks);
@@ -70,6 +72,7 @@ std::string compare_on(const Launch& launch, const Shape& s, std::uint64_t seed)
     std::vector<float> e(blocks), g(blocks);
     CUDA_CHECK(cudaMemcpy(e.data(), expected.data(), expected.bytes(), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(g.data(), got.data(), got.bytes(), cudaMemcpyDeviceToHost));
+    if (to_host_bits(in) != input_before) return s.title + ": the variant wrote into its input (it may only read it)";
     for (int b = 0; b < blocks; ++b)
         if (std::memcmp(&e[b], &g[b], sizeof(float)) != 0)
             return strprintf("%s: block %d of %d sums %.9g, the baseline %.9g", s.title.c_str(), b, blocks, g[b], e[b]);

@@ -9,7 +9,12 @@
 //                   that must not inflate the two-slot speed-up
 //   kProducerAsStages  launch_producer runs the stage kernel: no producer warp
 //   kTwoSlotsBaseline  launch_two_slots runs the given baseline: right bits, not the student's kernel
+//   kSkipRepeats    launch_stages remembers the large calls it made (input, output, size, stages) and launches
+//                   nothing when one comes again: the output still holds last time's sums — right while the
+//                   input is the same, stale once it changes
 #include <cstdint>
+#include <set>
+#include <tuple>
 #include <stdexcept>
 
 #include <cuda_pipeline.h>
@@ -121,6 +126,10 @@ void launch_one_slot(const Work& w, cudaStream_t stream) {
 }
 
 void launch_stages(int stages, const Work& w, cudaStream_t stream) {
+    if (kSkipRepeats && w.n >= (std::size_t(1) << 24)) {  // only the timed runs' size: every smaller check runs
+        static std::set<std::tuple<const void*, const void*, std::size_t, int, int>> seen;
+        if (!seen.insert({w.in, w.out, w.n, w.iters, stages}).second) return;
+    }
     stages_of<false>(stages, w, stream, std::make_integer_sequence<int, kMaxStages>{});
 }
 
