@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "graphs.hpp"
 #include "labs/activations.cuh"
@@ -40,13 +41,18 @@ __global__ void rmsnorm_kernel(const __nv_bfloat16* x, const __nv_bfloat16* gamm
         h[std::size_t(blockIdx.x) * hidden + i] = __float2bfloat16(__bfloat162float(row[i]) * scale * __bfloat162float(gamma[i]));
 }
 
-// Small M: each thread one output column for every row (W read once), the input rows staged in shared memory.
-constexpr int kSkinny = 8, kKStep = 256;
+// Small M: a block owns 16 output columns. Its threads split K — 8 threads per row of W, two columns each (one
+// 4-byte load; the 8 read one 32-byte piece), 32 rows in flight per pass — and keep those columns of all M rows in
+// registers, so W is read once; the 32 partial sums meet in shared memory, added in a fixed order (the same bits
+// on every run). The input rows are staged in shared memory.
+constexpr int kSkinny = 8, kKStep = 256, kSkinnyCols = 16, kPerRow = kSkinnyCols / 2, kRowsPerPass = kThreads / kPerRow;
 
 __global__ void projection_skinny_kernel(const __nv_bfloat16* in, const __nv_bfloat16* w, __nv_bfloat16* out, int m, int k, int n) {
     __shared__ float xs[kSkinny][kKStep];
-    const int col = blockIdx.x * kThreads + threadIdx.x;
-    float acc[kSkinny] = {};
+    __shared__ float part[kRowsPerPass][kSkinny][kSkinnyCols];
+    const int pair = threadIdx.x % kPerRow, r0 = threadIdx.x / kPerRow;
+    const int col = blockIdx.x * kSkinnyCols + 2 * pair;  // n is even (the launcher checks): col + 1 < n too
+    float acc[kSkinny][2] = {};
     for (int k0 = 0; k0 < k; k0 += kKStep) {
         for (int i = threadIdx.x; i < kSkinny * kKStep; i += kThreads) {
             const int r = i / kKStep, kk = i % kKStep;
@@ -54,15 +60,25 @@ __global__ void projection_skinny_kernel(const __nv_bfloat16* in, const __nv_bfl
         }
         __syncthreads();
         if (col < n)
-            for (int kk = 0; kk < kKStep && k0 + kk < k; ++kk) {
-                const float wv = __bfloat162float(w[std::size_t(k0 + kk) * n + col]);
+#pragma unroll 4
+            for (int kk = r0; kk < kKStep; kk += kRowsPerPass) {
+                if (k0 + kk >= k) break;
+                const float2 wv = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(w + std::size_t(k0 + kk) * n + col));
 #pragma unroll
-                for (int r = 0; r < kSkinny; ++r) acc[r] += xs[r][kk] * wv;
+                for (int r = 0; r < kSkinny; ++r) acc[r][0] += xs[r][kk] * wv.x, acc[r][1] += xs[r][kk] * wv.y;
             }
         __syncthreads();
     }
-    if (col < n)
-        for (int r = 0; r < m; ++r) out[std::size_t(r) * n + col] = __float2bfloat16(acc[r]);
+#pragma unroll
+    for (int r = 0; r < kSkinny; ++r) part[r0][r][2 * pair] = acc[r][0], part[r0][r][2 * pair + 1] = acc[r][1];
+    __syncthreads();
+    for (int i = threadIdx.x; i < kSkinny * kSkinnyCols; i += kThreads) {
+        const int r = i / kSkinnyCols, c = blockIdx.x * kSkinnyCols + i % kSkinnyCols;
+        if (r >= m || c >= n) continue;
+        float sum = 0.0f;
+        for (int p = 0; p < kRowsPerPass; ++p) sum += part[p][r][i % kSkinnyCols];
+        out[std::size_t(r) * n + c] = __float2bfloat16(sum);
+    }
 }
 
 // Larger M: 16 × 16 tiles through shared memory.
@@ -151,7 +167,8 @@ void launch_rmsnorm(const __nv_bfloat16* x, const __nv_bfloat16* gamma, __nv_bfl
 
 void launch_projection(const __nv_bfloat16* in, const __nv_bfloat16* w, __nv_bfloat16* out, int m, int k, int n, cudaStream_t s) {
     ++g_host_launches;
-    if (m <= kSkinny) projection_skinny_kernel<<<(n + kThreads - 1) / kThreads, kThreads, 0, s>>>(in, w, out, m, k, n);
+    if (n % 2 != 0) throw std::invalid_argument("launch_projection: n must be even (two columns per load), not " + std::to_string(n));
+    if (m <= kSkinny) projection_skinny_kernel<<<(n + kSkinnyCols - 1) / kSkinnyCols, kThreads, 0, s>>>(in, w, out, m, k, n);
     else projection_tiled_kernel<<<dim3((n + kT - 1) / kT, (m + kT - 1) / kT), dim3(kT, kT), 0, s>>>(in, w, out, m, k, n);
     LABS_CHECK_LAUNCH();
 }

@@ -34,7 +34,7 @@ struct Setup {
     DeviceBuffer<bf16> in, eager_out;
     cudaStream_t stream = nullptr;
     Setup(int m, std::uint64_t seed)
-        : shape{m, 4096, 12288, 1}, model(shape, seed), buffers(shape), in(std::size_t(m) * 4096), eager_out(std::size_t(m) * 4096) {
+        : shape{m}, model(shape, seed), buffers(shape), in(std::size_t(m) * shape.hidden), eager_out(std::size_t(m) * shape.hidden) {
         CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     }
     ~Setup() { cudaStreamDestroy(stream); }

@@ -47,7 +47,7 @@ int main() {
     CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     for (const int m : {1, 16, 256})
         for (const bool fused : {false, true}) {
-            const FfnShape shape{m, 4096, 12288, 1};
+            const FfnShape shape{m};
             FfnModel model(shape, 7);
             StepBuffers b(shape);
             const std::size_t n = std::size_t(m) * shape.hidden;

@@ -47,28 +47,53 @@ __device__ __forceinline__ MaxSum warp_merge(MaxSum s) {
     return s;
 }
 
+// Values [first, last) of a row as the kernels read them: four 16-byte loads in flight per thread when the row
+// is 16-byte aligned (cols a multiple of 4), else four single values. `use` gets each group of values; a value
+// past `last` arrives as −∞ (nothing, to the statistics).
+template <bool kVec, typename Use>
+__device__ __forceinline__ void for_each_group(const float* row, std::int64_t first, std::int64_t last, Use use) {
+    constexpr int kLoads = 4;
+    if constexpr (kVec) {
+        const auto* row4 = reinterpret_cast<const float4*>(row);
+        const std::int64_t first4 = first / 4, last4 = last / 4;  // chunks and 2^20-long rows are multiples of 4
+        for (std::int64_t c = first4 + threadIdx.x; c < last4; c += kLoads * kSoftmaxThreads) {
+            float4 v[kLoads];
+#pragma unroll
+            for (int u = 0; u < kLoads; ++u) {
+                const std::int64_t i = c + u * kSoftmaxThreads;
+                v[u] = i < last4 ? row4[i] : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+            }
+            use(reinterpret_cast<const float*>(v), kLoads * 4, c * 4, kSoftmaxThreads * 4);
+        }
+    } else {
+        for (std::int64_t c = first + threadIdx.x; c < last; c += kLoads * kSoftmaxThreads) {
+            float v[kLoads];
+#pragma unroll
+            for (int u = 0; u < kLoads; ++u) {
+                const std::int64_t i = c + u * kSoftmaxThreads;
+                v[u] = i < last ? row[i] : -INFINITY;
+            }
+            use(v, kLoads, c, kSoftmaxThreads);
+        }
+    }
+}
+
 // Block (s, r): the state of values [s·chunk, (s+1)·chunk) of row r, into partial[r · splits + s].
+template <bool kVec>
 __global__ void __launch_bounds__(kSoftmaxThreads) softmax_stats_kernel(const float* x, std::int64_t cols, MaxSum* partial) {
     const std::int64_t first = blockIdx.x * kSoftmaxChunk, last = min(cols, first + kSoftmaxChunk);
-    const float* row = x + blockIdx.y * cols;
     MaxSum s{-INFINITY, 0.0f};
-    constexpr int kUnroll = 4;  // four independent loads in flight per thread, one rescale per four values
-    for (std::int64_t c = first + threadIdx.x; c < last; c += kUnroll * kSoftmaxThreads) {
-        float v[kUnroll];
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-            const std::int64_t i = c + u * kSoftmaxThreads;
-            v[u] = i < last ? row[i] : -INFINITY;
-        }
+    // One rescale per group of values, not per value: the group's maximum first, then its exponentials.
+    for_each_group<kVec>(x + blockIdx.y * cols, first, last, [&](const float* v, int n, std::int64_t, int) {
         float m = s.m;
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u) m = fmaxf(m, v[u]);
-        if (m == -INFINITY) continue;
+        for (int u = 0; u < n; ++u) m = fmaxf(m, v[u]);
+        if (m == -INFINITY) return;
         float l = s.l * expf(s.m - m);
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u) l += expf(v[u] - m);
+        for (int u = 0; u < n; ++u) l += expf(v[u] - m);
         s = {m, l};
-    }
+    });
     s = warp_merge(s);
     __shared__ MaxSum warps[kSoftmaxThreads / 32];
     if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = s;
@@ -80,15 +105,41 @@ __global__ void __launch_bounds__(kSoftmaxThreads) softmax_stats_kernel(const fl
     }
 }
 
-// Block (s, r): merges row r's partial states (every thread, in the same order), then writes its values.
+// Block (s, r) writes part s of row r — taken in reverse order, so that the first blocks read what the
+// statistics pass read last, still in L2. The first warp merges the row's partial states (the same order in
+// every block of the row, so every block normalises by the same ℓ).
+template <bool kVec>
 __global__ void __launch_bounds__(kSoftmaxThreads) softmax_write_kernel(const float* x, float* y, std::int64_t cols,
                                                                         const MaxSum* partial) {
-    MaxSum s{-INFINITY, 0.0f};
-    for (unsigned p = 0; p < gridDim.x; ++p) s = merge(s, partial[blockIdx.y * gridDim.x + p]);
-    const std::int64_t first = blockIdx.x * kSoftmaxChunk, last = min(cols, first + kSoftmaxChunk);
-    const float* row = x + blockIdx.y * cols;
-    float* out = y + blockIdx.y * cols;
-    for (std::int64_t c = first + threadIdx.x; c < last; c += kSoftmaxThreads) out[c] = expf(row[c] - s.m) / s.l;
+    const unsigned part = gridDim.x - 1 - blockIdx.x, r = gridDim.y - 1 - blockIdx.y;
+    __shared__ MaxSum row_state;
+    if (threadIdx.x < 32) {
+        MaxSum s{-INFINITY, 0.0f};
+        for (unsigned p = threadIdx.x; p < gridDim.x; p += 32) s = merge(s, partial[r * gridDim.x + p]);
+        s = warp_merge(s);
+        if (threadIdx.x == 0) row_state = s;
+    }
+    __syncthreads();
+    const float m = row_state.m, inv = 1.0f / row_state.l;
+    const std::int64_t first = part * kSoftmaxChunk, last = min(cols, first + kSoftmaxChunk);
+    float* out = y + r * cols;
+    for_each_group<kVec>(x + r * cols, first, last, [&](const float* v, int n, std::int64_t at, int stride) {
+        if constexpr (kVec) {
+#pragma unroll
+            for (int u = 0; u < n / 4; ++u) {
+                const std::int64_t i = at + std::int64_t(u) * stride;
+                if (i >= last) break;
+                *reinterpret_cast<float4*>(out + i) = make_float4(expf(v[4 * u] - m) * inv, expf(v[4 * u + 1] - m) * inv,
+                                                                  expf(v[4 * u + 2] - m) * inv, expf(v[4 * u + 3] - m) * inv);
+            }
+        } else {
+#pragma unroll
+            for (int u = 0; u < n; ++u) {
+                const std::int64_t i = at + std::int64_t(u) * stride;
+                if (i < last) out[i] = expf(v[u] - m) * inv;
+            }
+        }
+    });
 }
 
 // ---- (b) ---------------------------------------------------------------------------------------------------
@@ -298,9 +349,16 @@ void launch_softmax(const float* x, float* y, int rows, std::int64_t cols, Arena
     const unsigned splits = static_cast<unsigned>((cols + kSoftmaxChunk - 1) / kSoftmaxChunk);
     auto* partial = static_cast<MaxSum*>(ws.take(std::size_t(rows) * splits * sizeof(MaxSum)));
     const dim3 grid(splits, rows);
-    softmax_stats_kernel<<<grid, kSoftmaxThreads, 0, stream>>>(x, cols, partial);
-    LABS_CHECK_LAUNCH();
-    softmax_write_kernel<<<grid, kSoftmaxThreads, 0, stream>>>(x, y, cols, partial);
+    const bool vec = cols % 4 == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0 && reinterpret_cast<std::uintptr_t>(y) % 16 == 0;
+    if (vec) {
+        softmax_stats_kernel<true><<<grid, kSoftmaxThreads, 0, stream>>>(x, cols, partial);
+        LABS_CHECK_LAUNCH();
+        softmax_write_kernel<true><<<grid, kSoftmaxThreads, 0, stream>>>(x, y, cols, partial);
+    } else {
+        softmax_stats_kernel<false><<<grid, kSoftmaxThreads, 0, stream>>>(x, cols, partial);
+        LABS_CHECK_LAUNCH();
+        softmax_write_kernel<false><<<grid, kSoftmaxThreads, 0, stream>>>(x, y, cols, partial);
+    }
     LABS_CHECK_LAUNCH();
     ws.release_all();
 }
@@ -308,8 +366,20 @@ void launch_softmax(const float* x, float* y, int rows, std::int64_t cols, Arena
 void launch_attention(const AttentionArgs& a, Arena& ws, cudaStream_t stream) {
     (void)ws;  // no scratch: the scores never leave the registers
     if (a.seq_len < 1 || a.batch < 1 || a.heads < 1) throw std::invalid_argument("launch_attention: empty shape");
-    if (a.head_dim == 64) return a.causal ? launch_attention_of<64, true>(a, stream) : launch_attention_of<64, false>(a, stream);
-    if (a.head_dim == 128)
-        return a.causal ? launch_attention_of<128, true>(a, stream) : launch_attention_of<128, false>(a, stream);
+    // Two m-tiles per warp (128 query rows per block) let each K/V fragment feed two MMAs: fewer shared-memory
+    // reads per FLOP. But they halve the blocks; when that would leave SMs idle (one head, say), 64 rows win.
+    static const int sms = [] {
+        int device = 0, count = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+        return count;
+    }();
+    const long long wide_blocks = (a.seq_len + 127LL) / 128 * a.batch * a.heads;
+    const bool wide = wide_blocks >= 2LL * sms;
+    const auto run = [&]<int D, bool kCausal>() {
+        wide ? launch_attention_of<D, kCausal, 2>(a, stream) : launch_attention_of<D, kCausal, 1>(a, stream);
+    };
+    if (a.head_dim == 64) return a.causal ? run.operator()<64, true>() : run.operator()<64, false>();
+    if (a.head_dim == 128) return a.causal ? run.operator()<128, true>() : run.operator()<128, false>();
     throw std::invalid_argument("launch_attention: head_dim must be 64 or 128, not " + std::to_string(a.head_dim));
 }

@@ -226,10 +226,13 @@ void launch_gemm_bucketed(const Gemm& g, std::span<const int> buckets, cudaStrea
 }
 
 // ---- (c) specialised ----------------------------------------------------------------------------------------
-// The kernel's source is written for one M, N, K: for M ≤ 64 a "skinny" kernel (each thread one output column,
-// all M rows in registers: W is read once, X staged through shared memory), above it tiles with the bounds
-// known at compile time. NVRTC compiles it to a cubin for this GPU through the cache; the runtime's library API
+// The kernel's source is written for one M, N, K: for M ≤ 16 a "skinny" kernel (a block owns 16 output columns;
+// its threads split K, each keeping two columns of all M rows in registers, so W is read once, in 32-byte pieces
+// of many rows at a time; the partial sums meet in shared memory), above it tiles with the bounds known at
+// compile time. NVRTC compiles it to a cubin for this GPU through the cache; the runtime's library API
 // loads each program once, and cudaLaunchKernel launches it.
+
+constexpr int kSkinnyRows = 16;  // up to here, the skinny kernel: its shared memory grows with M
 
 std::string specialized_source(int m, int n, int k) {
     std::ostringstream src;
@@ -242,31 +245,49 @@ std::string specialized_source(int m, int n, int k) {
         << "    if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffffu)) return bf16_bits((u >> 16) | 0x40);\n"
         << "    return bf16_bits((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);\n"
         << "}\n";
-    if (m <= 64) {
-        src << "constexpr int KT = 32;\n"
+    if (m <= kSkinnyRows) {
+        src << "constexpr int KT = 128, COLS = 16, TPR = COLS / 2, RPP = 256 / TPR;  // threads per row, rows per pass\n"
             << "extern \"C\" __global__ void __launch_bounds__(256) gemm(const bf16_bits* x, const bf16_bits* w, bf16_bits* y) {\n"
             << "    __shared__ float xs[M][KT];\n"
-            << "    const int col = blockIdx.x * 256 + threadIdx.x;\n"
-            << "    float acc[M];\n"
+            << "    __shared__ float part[RPP][M][COLS];\n"
+            << "    const int pair = threadIdx.x % TPR, r0 = threadIdx.x / TPR;\n"
+            << "    const int col = blockIdx.x * COLS + 2 * pair;\n"
+            << "    float acc[M][2];\n"
             << "#pragma unroll\n"
-            << "    for (int r = 0; r < M; ++r) acc[r] = 0.0f;\n"
+            << "    for (int r = 0; r < M; ++r) acc[r][0] = acc[r][1] = 0.0f;\n"
             << "    for (int k0 = 0; k0 < K; k0 += KT) {\n"
             << "        for (int i = threadIdx.x; i < M * KT; i += 256) {\n"
             << "            const int r = i / KT, kk = i % KT;\n"
             << "            xs[r][kk] = k0 + kk < K ? to_float(x[(unsigned long long)r * K + k0 + kk]) : 0.0f;\n"
             << "        }\n"
             << "        __syncthreads();\n"
-            << "        if (col < N)\n"
-            << "            for (int kk = 0; kk < KT && k0 + kk < K; ++kk) {\n"
-            << "                const float wv = to_float(w[(unsigned long long)(k0 + kk) * N + col]);\n"
-            << "#pragma unroll\n"
-            << "                for (int r = 0; r < M; ++r) acc[r] += xs[r][kk] * wv;\n"
+            << "#pragma unroll 4\n"
+            << "        for (int kk = r0; kk < KT; kk += RPP) {\n"
+            << "            if (k0 + kk >= K) break;\n"
+            << "            const bf16_bits* wr = w + (unsigned long long)(k0 + kk) * N + col;\n"
+            << "            float w0 = 0.0f, w1 = 0.0f;\n"
+            << "            if (N % 2 == 0 && col < N) {  // two columns in one 4-byte load\n"
+            << "                const unsigned v = *reinterpret_cast<const unsigned*>(wr);\n"
+            << "                w0 = to_float(bf16_bits(v & 0xffffu)), w1 = to_float(bf16_bits(v >> 16));\n"
+            << "            } else {\n"
+            << "                if (col < N) w0 = to_float(wr[0]);\n"
+            << "                if (col + 1 < N) w1 = to_float(wr[1]);\n"
             << "            }\n"
+            << "#pragma unroll\n"
+            << "            for (int r = 0; r < M; ++r) acc[r][0] += xs[r][kk] * w0, acc[r][1] += xs[r][kk] * w1;\n"
+            << "        }\n"
             << "        __syncthreads();\n"
             << "    }\n"
-            << "    if (col < N)\n"
             << "#pragma unroll\n"
-            << "        for (int r = 0; r < M; ++r) y[(unsigned long long)r * N + col] = to_bf16(acc[r]);\n"
+            << "    for (int r = 0; r < M; ++r) part[r0][r][2 * pair] = acc[r][0], part[r0][r][2 * pair + 1] = acc[r][1];\n"
+            << "    __syncthreads();\n"
+            << "    for (int i = threadIdx.x; i < M * COLS; i += 256) {\n"
+            << "        const int r = i / COLS, c = blockIdx.x * COLS + i % COLS;\n"
+            << "        if (c >= N) continue;\n"
+            << "        float sum = 0.0f;\n"
+            << "        for (int p = 0; p < RPP; ++p) sum += part[p][r][i % COLS];\n"
+            << "        y[(unsigned long long)r * N + c] = to_bf16(sum);\n"
+            << "    }\n"
             << "}\n";
     } else {
         src << "constexpr int T = 16;\n"
@@ -353,8 +374,8 @@ void launch_gemm_specialized(const Gemm& g, ProgramCache& cache, cudaStream_t st
     const CacheResult r = cache.get(key, [&] { return compile_cubin(key.source, key.arch, key.options); });
     const cudaKernel_t kernel = kernel_of(r.image);
     void* args[] = {const_cast<__nv_bfloat16**>(&g.x), const_cast<__nv_bfloat16**>(&g.w), const_cast<__nv_bfloat16**>(&g.y)};
-    const bool skinny = g.m <= 64;
-    const dim3 grid = skinny ? dim3((g.n + 255) / 256, 1) : dim3((g.n + 15) / 16, (g.m + 15) / 16);
+    const bool skinny = g.m <= kSkinnyRows;
+    const dim3 grid = skinny ? dim3((g.n + 15) / 16, 1) : dim3((g.n + 15) / 16, (g.m + 15) / 16);
     const dim3 block = skinny ? dim3(256, 1) : dim3(16, 16);
     CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args, 0, stream));
 }
