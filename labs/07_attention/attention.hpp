@@ -41,12 +41,13 @@ private:
 
 /** @brief y[r][c] = exp(x[r][c] − m_r) / ℓ_r over each of @p rows rows of @p cols FP32 values (row-major);
  *  m_r the row's maximum and ℓ_r = Σ_c exp(x[r][c] − m_r). The given baseline makes three passes (max, sum,
- *  normalise). @param x input @param y output @param rows rows @param cols values per row (≥ 1)
+ *  normalise). @param x input @param y output @param rows rows (1 … 65535: a grid's second dimension may
+ *  index them) @param cols values per row (≥ 1)
  *  @param ws scratch @param stream stream */
 void launch_softmax_three_pass(const float* x, float* y, int rows, std::int64_t cols, Arena& ws, cudaStream_t stream);
 
 /** @brief (a) The same softmax with the statistics in one pass: each thread keeps a running (m, ℓ), merged across
- *  threads, warps and blocks, then one pass writes y. Yours. */
+ *  threads, warps and blocks, then one pass writes y; the same shapes (at most 65535 rows). Yours. */
 void launch_softmax(const float* x, float* y, int rows, std::int64_t cols, Arena& ws, cudaStream_t stream);
 
 // ---- (b) attention forward ---------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <new>
 #include <stdexcept>
+#include <string>
 
 #include <cublas_v2.h>
 
@@ -116,7 +117,9 @@ cublasHandle_t cublas() {
 }  // namespace
 
 void launch_softmax_three_pass(const float* x, float* y, int rows, std::int64_t cols, Arena& ws, cudaStream_t stream) {
-    if (rows < 1 || cols < 1) throw std::invalid_argument("launch_softmax_three_pass: at least one row of one value");
+    if (rows < 1 || rows > 65535 || cols < 1)
+        throw std::invalid_argument("launch_softmax_three_pass: 1 … 65535 rows of at least one value, not " + std::to_string(rows) + " × " +
+                                    std::to_string(cols));
     const unsigned splits = static_cast<unsigned>((cols + kChunk - 1) / kChunk);
     auto* chunk_max = static_cast<float*>(ws.take(std::size_t(rows) * splits * sizeof(float)));
     auto* chunk_sum = static_cast<float*>(ws.take(std::size_t(rows) * splits * sizeof(float)));

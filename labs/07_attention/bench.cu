@@ -129,6 +129,6 @@ void softmax(benchmark::State& state) {
 
 BENCHMARK(attention)->ArgsProduct({{0, 1}, {512, 1024, 2048, 4096, 8192, 16384}})->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(heads)->ArgsProduct({{512, 1024, 2048, 4096, 8192, 16384}})->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK(softmax)->ArgsProduct({{0, 1}, {1024, 16384, 1 << 20}})->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(softmax)->ArgsProduct({{0, 1}, {4096, 16384, 1 << 20}})->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 int main(int argc, char** argv) { return gpulab::bench::run_benchmarks(argc, argv); }

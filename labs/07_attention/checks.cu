@@ -332,14 +332,21 @@ CorrectnessResult check_memory(Context& ctx) {
         return free_bytes;
     };
     Arena naive_ws = scratch().fresh();
-    launch_attention_naive(a, naive_ws, nullptr);
+    launch_attention_naive(a, naive_ws, nullptr);  // the MATH path's O: what the call measured below must give
+    std::vector<double> want;
+    for (const std::uint16_t b : to_host_bits(o)) want.push_back(bf16_bits_to_float(b));
+    o.poison();
     const std::size_t before = free_now();
     Arena ws = scratch().fresh();
     launch_attention(a, ws, nullptr);
     const std::size_t after = free_now();
     constexpr double kMiB = 1048576.0, kLimit = 16 * kMiB;
     const double kept = before > after ? double(before - after) : 0.0;
-    CorrectnessResult r;
+    // Memory is only worth something for the right answer (a launcher that does nothing takes none).
+    CorrectnessResult r = named_result(compare_bf16(to_host_bits(o), want, kNaiveTol, {std::size_t(shape.seq_len), n / shape.seq_len}),
+                                       "O against the MATH path, one head, L = 8192, d = 128, causal");
+    if (!r.passed) return r;
+    r.passed = false;
     r.details = {{"workspace_peak_bytes", ws.peak_bytes()}, {"kept_bytes", kept}, {"naive_peak_bytes", naive_ws.peak_bytes()}};
     if (ws.peak_bytes() + kept > kLimit) {
         r.message = strprintf("%.1f MiB of scratch and %.1f MiB kept after the call at one head, L = 8192 (at most 16 MiB; "
@@ -349,7 +356,7 @@ CorrectnessResult check_memory(Context& ctx) {
         return r;
     }
     r.passed = true;
-    r.message = strprintf("%.2f MiB of scratch, %.1f MiB kept, at one head, L = 8192, d = 128 (the MATH path: %.0f MiB)",
+    r.message = strprintf("%.2f MiB of scratch, %.1f MiB kept, at one head, L = 8192, d = 128, O right (the MATH path: %.0f MiB)",
                           ws.peak_bytes() / kMiB, kept / kMiB, naive_ws.peak_bytes() / kMiB);
     return r;
 }
@@ -569,9 +576,12 @@ void register_checks(Lab& lab) {
             launch_attention_naive(sets.args(i), ws, s);
         }, 2, "reference alone: lab07 MATH");
     });
-    // Bars: provisional, to be set from the reference on the H200.
+    // Bars from the reference on the H200 (two runs): softmax 0.818 and 0.818 of copy, 1.471 and 1.476 × the three
+    // passes (the traffic alone allows 16/12 = 1.33; reading the row's end first, from L2, gives the rest);
+    // attention 0.285 and 0.297 of cuBLAS (the issue's bar: 0.25); one head 2.26 and 2.27 × the MATH path (one
+    // block per SM at one head: the MATH path's cuBLAS GEMMs fill the GPU better there than its L × L traffic costs).
     lab.performance("perf.softmax_copy", "(a) softmax as a fraction of copy bandwidth (12 bytes per value)", 8,
-                    {.requires_check = "correct.softmax", .pass_bar = 0.5, .full_bar = 0.8, .unit = "of copy", .reference = "copy"},
+                    {.requires_check = "correct.softmax", .pass_bar = 0.5, .full_bar = 0.75, .unit = "of copy", .reference = "copy"},
                     perf_softmax_copy);
     lab.performance("perf.softmax_vs_three", "(a) softmax over the three-pass baseline", 6,
                     {.requires_check = "correct.softmax", .pass_bar = 1.1, .full_bar = 1.25, .unit = "x three-pass",
@@ -582,7 +592,7 @@ void register_checks(Lab& lab) {
                      .reference = "cublas"},
                     perf_attention_cublas);
     lab.performance("perf.attention_vs_naive", "(b) attention over the MATH path (one head, L 8192, causal)", 8,
-                    {.requires_check = "correct.attention_medium", .pass_bar = 5, .full_bar = 15, .unit = "x MATH",
+                    {.requires_check = "correct.attention_medium", .pass_bar = 1.5, .full_bar = 2.0, .unit = "x MATH",
                      .reference = "naive"},
                     perf_attention_vs_naive);
 }

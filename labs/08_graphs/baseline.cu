@@ -41,34 +41,28 @@ __global__ void rmsnorm_kernel(const __nv_bfloat16* x, const __nv_bfloat16* gamm
         h[std::size_t(blockIdx.x) * hidden + i] = __float2bfloat16(__bfloat162float(row[i]) * scale * __bfloat162float(gamma[i]));
 }
 
-// Small M: a block owns 16 output columns. Its threads split K — 8 threads per row of W, two columns each (one
-// 4-byte load; the 8 read one 32-byte piece), 32 rows in flight per pass — and keep those columns of all M rows in
-// registers, so W is read once; the 32 partial sums meet in shared memory, added in a fixed order (the same bits
-// on every run). The input rows are staged in shared memory.
-constexpr int kSkinny = 8, kKStep = 256, kSkinnyCols = 16, kPerRow = kSkinnyCols / 2, kRowsPerPass = kThreads / kPerRow;
+// Small M: a block owns 8 output columns. Its 256 threads split K — 4 threads per row of W, two columns each (one
+// 4-byte load; the 4 read one 16-byte piece), 64 rows per pass, 8 loads in flight per thread — and keep those
+// columns of all M rows in registers, so W is read once; the 64 partial sums meet in shared memory and are added
+// in a fixed order (the same bits on every run). The input rows are few and small: read where they are (L1).
+constexpr int kSkinny = 8, kSkinnyCols = 8, kPerRow = kSkinnyCols / 2, kRowsPerPass = kThreads / kPerRow;
 
 __global__ void projection_skinny_kernel(const __nv_bfloat16* in, const __nv_bfloat16* w, __nv_bfloat16* out, int m, int k, int n) {
-    __shared__ float xs[kSkinny][kKStep];
     __shared__ float part[kRowsPerPass][kSkinny][kSkinnyCols];
     const int pair = threadIdx.x % kPerRow, r0 = threadIdx.x / kPerRow;
     const int col = blockIdx.x * kSkinnyCols + 2 * pair;  // n is even (the launcher checks): col + 1 < n too
     float acc[kSkinny][2] = {};
-    for (int k0 = 0; k0 < k; k0 += kKStep) {
-        for (int i = threadIdx.x; i < kSkinny * kKStep; i += kThreads) {
-            const int r = i / kKStep, kk = i % kKStep;
-            xs[r][kk] = r < m && k0 + kk < k ? __bfloat162float(in[std::size_t(r) * k + k0 + kk]) : 0.0f;
-        }
-        __syncthreads();
-        if (col < n)
-#pragma unroll 4
-            for (int kk = r0; kk < kKStep; kk += kRowsPerPass) {
-                if (k0 + kk >= k) break;
-                const float2 wv = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(w + std::size_t(k0 + kk) * n + col));
+    if (col < n)
+#pragma unroll 8
+        for (int kk = r0; kk < k; kk += kRowsPerPass) {
+            const float2 wv = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(w + std::size_t(kk) * n + col));
 #pragma unroll
-                for (int r = 0; r < kSkinny; ++r) acc[r][0] += xs[r][kk] * wv.x, acc[r][1] += xs[r][kk] * wv.y;
-            }
-        __syncthreads();
-    }
+            for (int r = 0; r < kSkinny; ++r)
+                if (r < m) {
+                    const float xv = __bfloat162float(in[std::size_t(r) * k + kk]);
+                    acc[r][0] += xv * wv.x, acc[r][1] += xv * wv.y;
+                }
+        }
 #pragma unroll
     for (int r = 0; r < kSkinny; ++r) part[r0][r][2 * pair] = acc[r][0], part[r0][r][2 * pair + 1] = acc[r][1];
     __syncthreads();

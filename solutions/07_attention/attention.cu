@@ -345,7 +345,9 @@ void launch_attention_of(const AttentionArgs& a, cudaStream_t stream) {
 }  // namespace
 
 void launch_softmax(const float* x, float* y, int rows, std::int64_t cols, Arena& ws, cudaStream_t stream) {
-    if (rows < 1 || cols < 1) throw std::invalid_argument("launch_softmax: at least one row of one value");
+    if (rows < 1 || rows > 65535 || cols < 1)
+        throw std::invalid_argument("launch_softmax: 1 … 65535 rows of at least one value, not " + std::to_string(rows) + " × " +
+                                    std::to_string(cols));
     const unsigned splits = static_cast<unsigned>((cols + kSoftmaxChunk - 1) / kSoftmaxChunk);
     auto* partial = static_cast<MaxSum*>(ws.take(std::size_t(rows) * splits * sizeof(MaxSum)));
     const dim3 grid(splits, rows);
