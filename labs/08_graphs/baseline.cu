@@ -41,38 +41,64 @@ __global__ void rmsnorm_kernel(const __nv_bfloat16* x, const __nv_bfloat16* gamm
         h[std::size_t(blockIdx.x) * hidden + i] = __float2bfloat16(__bfloat162float(row[i]) * scale * __bfloat162float(gamma[i]));
 }
 
-// Small M: a block owns 8 output columns. Its 256 threads split K — 4 threads per row of W, two columns each (one
-// 4-byte load; the 4 read one 16-byte piece), 64 rows per pass, 8 loads in flight per thread — and keep those
-// columns of all M rows in registers, so W is read once; the 64 partial sums meet in shared memory and are added
-// in a fixed order (the same bits on every run). The input rows are few and small: read where they are (L1).
-constexpr int kSkinny = 8, kSkinnyCols = 8, kPerRow = kSkinnyCols / 2, kRowsPerPass = kThreads / kPerRow;
+// Small M: a block owns 4 output columns. Its 256 threads split K — 2 threads per row of W, two columns each (one
+// 4-byte load; the 2 read one 8-byte piece; neighbouring blocks share its sector in L2), 128 rows per pass — and
+// keep those columns of all M rows in registers, so W is read once; the partial sums meet through shuffles and shared memory, added in a fixed order
+// (the same bits on every run). M is a template parameter and the loads past K are clamped, not branched around, so that
+// each thread's eight loads of W are issued back to back. The input rows are few and small: read where they are.
+constexpr int kSkinny = 8, kSkinnyCols = 4, kPerRow = kSkinnyCols / 2, kRowsPerPass = kThreads / kPerRow;
 
-__global__ void projection_skinny_kernel(const __nv_bfloat16* in, const __nv_bfloat16* w, __nv_bfloat16* out, int m, int k, int n) {
-    __shared__ float part[kRowsPerPass][kSkinny][kSkinnyCols];
+template <int M>
+__global__ void projection_skinny_kernel(const __nv_bfloat16* in, const __nv_bfloat16* w, __nv_bfloat16* out, int k, int n) {
+    __shared__ float part[kThreads / 32][M][kSkinnyCols];
     const int pair = threadIdx.x % kPerRow, r0 = threadIdx.x / kPerRow;
-    const int col = blockIdx.x * kSkinnyCols + 2 * pair;  // n is even (the launcher checks): col + 1 < n too
-    float acc[kSkinny][2] = {};
-    if (col < n)
-#pragma unroll 8
-        for (int kk = r0; kk < k; kk += kRowsPerPass) {
-            const float2 wv = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(w + std::size_t(kk) * n + col));
+    const int col = min(blockIdx.x * kSkinnyCols + 2 * pair, n - 2);  // n is even (the launcher checks)
+    float acc[M][2] = {};
+    constexpr int kInFlight = 8;
+    for (int k0 = r0; k0 < k; k0 += kInFlight * kRowsPerPass) {
+        float2 wv[kInFlight];
 #pragma unroll
-            for (int r = 0; r < kSkinny; ++r)
-                if (r < m) {
-                    const float xv = __bfloat162float(in[std::size_t(r) * k + kk]);
-                    acc[r][0] += xv * wv.x, acc[r][1] += xv * wv.y;
-                }
+        for (int u = 0; u < kInFlight; ++u)
+            wv[u] = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(w + std::size_t(min(k0 + u * kRowsPerPass, k - 1)) * n + col));
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) {
+            const int kk = k0 + u * kRowsPerPass;
+            const bool inside = kk < k;
+#pragma unroll
+            for (int r = 0; r < M; ++r) {
+                const float loaded = __bfloat162float(in[std::size_t(r) * k + min(kk, k - 1)]);
+                const float xv = inside ? loaded : 0.0f;
+                acc[r][0] += xv * wv[u].x, acc[r][1] += xv * wv[u].y;
+            }
         }
+    }
+    // The warp's 32 / kPerRow partial sums of each column first (shuffles, a fixed order), then the warps'.
+    constexpr int kWarps = kThreads / 32;
 #pragma unroll
-    for (int r = 0; r < kSkinny; ++r) part[r0][r][2 * pair] = acc[r][0], part[r0][r][2 * pair + 1] = acc[r][1];
+    for (int r = 0; r < M; ++r)
+#pragma unroll
+        for (int c = 0; c < 2; ++c)
+#pragma unroll
+            for (int offset = kPerRow; offset < 32; offset *= 2) acc[r][c] += __shfl_xor_sync(0xFFFFFFFFu, acc[r][c], offset);
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (lane < kPerRow)
+#pragma unroll
+        for (int r = 0; r < M; ++r) part[warp][r][2 * pair] = acc[r][0], part[warp][r][2 * pair + 1] = acc[r][1];
     __syncthreads();
-    for (int i = threadIdx.x; i < kSkinny * kSkinnyCols; i += kThreads) {
+    for (int i = threadIdx.x; i < M * kSkinnyCols; i += kThreads) {
         const int r = i / kSkinnyCols, c = blockIdx.x * kSkinnyCols + i % kSkinnyCols;
-        if (r >= m || c >= n) continue;
+        if (c >= n) continue;
         float sum = 0.0f;
-        for (int p = 0; p < kRowsPerPass; ++p) sum += part[p][r][i % kSkinnyCols];
+        for (int p = 0; p < kWarps; ++p) sum += part[p][r][i % kSkinnyCols];
         out[std::size_t(r) * n + c] = __float2bfloat16(sum);
     }
+}
+
+template <int M>
+void launch_skinny(const __nv_bfloat16* in, const __nv_bfloat16* w, __nv_bfloat16* out, int m, int k, int n, cudaStream_t s) {
+    if constexpr (M > 1)
+        if (m < M) return launch_skinny<M - 1>(in, w, out, m, k, n, s);
+    projection_skinny_kernel<M><<<(n + kSkinnyCols - 1) / kSkinnyCols, kThreads, 0, s>>>(in, w, out, k, n);
 }
 
 // Larger M: 16 × 16 tiles through shared memory.
@@ -162,7 +188,7 @@ void launch_rmsnorm(const __nv_bfloat16* x, const __nv_bfloat16* gamma, __nv_bfl
 void launch_projection(const __nv_bfloat16* in, const __nv_bfloat16* w, __nv_bfloat16* out, int m, int k, int n, cudaStream_t s) {
     ++g_host_launches;
     if (n % 2 != 0) throw std::invalid_argument("launch_projection: n must be even (two columns per load), not " + std::to_string(n));
-    if (m <= kSkinny) projection_skinny_kernel<<<(n + kSkinnyCols - 1) / kSkinnyCols, kThreads, 0, s>>>(in, w, out, m, k, n);
+    if (m <= kSkinny) launch_skinny<kSkinny>(in, w, out, m, k, n, s);
     else projection_tiled_kernel<<<dim3((n + kT - 1) / kT, (m + kT - 1) / kT), dim3(kT, kT), 0, s>>>(in, w, out, m, k, n);
     LABS_CHECK_LAUNCH();
 }
