@@ -24,7 +24,7 @@ namespace models = gpulab::models;
 
 namespace {
 
-constexpr int kRuns = 3;  // the chapter's "3 FFN runs"
+constexpr int kRuns = 5;  // not the chapter's 3, whose counts are paper exercises: the report must not show them
 
 // One stack at M rows: weights, scratch, an eager output, a graph.
 struct Setup {
@@ -136,8 +136,8 @@ std::size_t kernel_nodes(cudaGraph_t g) {
     return kernels;
 }
 
-// Launches for three runs: host launches through the counted launchers and replay(); kernels per run as the
-// graph's kernel nodes. Eager 18 / 18, graph 3 / 18, fused + graph 3 / 15 (models::launch_variants).
+// Launches for kRuns runs: host launches through the counted launchers and replay(); kernels per run as the
+// graph's kernel nodes, against models::launch_variants.
 CorrectnessResult check_launch_counts(Context& ctx) {
     CorrectnessResult r;
     Setup s(1, ctx.seed_for("lab08 model"));
@@ -164,7 +164,7 @@ CorrectnessResult check_launch_counts(Context& ctx) {
         }
     }
     r.passed = eager == expected[0].counts.host_submissions;
-    r.message = r.passed ? found + " (the model's counts)" : "the eager step did not make 18 launches: " + found;
+    r.message = r.passed ? found + " (the model's counts)" : strprintf("the eager step did not make %lld launches: ", (long long)expected[0].counts.host_submissions) + found;
     return r;
 }
 
@@ -242,7 +242,8 @@ void register_checks(Lab& lab) {
                     [](Context& ctx) { return check_replays(ctx, true, false); });
     lab.correctness("correct.fused", "(c) the fused graph: the same bits", 6, [](Context& ctx) { return check_replays(ctx, false, true); });
     lab.correctness("correct.move_output", "(d) the output moved by update and by recapture", 8, check_move_output);
-    lab.correctness("launches.counts", "host launches and kernels for 3 runs: 18/18, 3/18, 3/15", 10, check_launch_counts);
+    lab.correctness("launches.counts", "host launches and kernels for 5 runs, eager, graph and fused, against the model", 10,
+                    check_launch_counts);
     // Bars: provisional, to set from the reference on the H200.
     lab.reference("eager", [](Context& ctx) {
         Setup s(1, ctx.seed_for("lab08 model"));
@@ -251,9 +252,9 @@ void register_checks(Lab& lab) {
                                1, "reference alone: lab08 eager");
     });
     lab.performance("perf.host_submit", "host submit time per step at M = 1, eager over graph", 12,
-                    {.requires_check = "correct.copy_in", .pass_bar = 1.5, .full_bar = 3.0, .unit = "x eager", .reference = "eager"},
+                    {.requires_check = "correct.direct", .pass_bar = 1.5, .full_bar = 3.0, .unit = "x eager", .reference = "eager"},
                     perf_host_submit);
     lab.performance("perf.e2e_m1", "end-to-end time per step at M = 1, eager over graph", 12,
-                    {.requires_check = "correct.copy_in", .pass_bar = 1.05, .full_bar = 1.2, .unit = "x eager", .reference = "eager"},
+                    {.requires_check = "correct.direct", .pass_bar = 1.05, .full_bar = 1.2, .unit = "x eager", .reference = "eager"},
                     perf_e2e);
 }
