@@ -2,8 +2,8 @@
 // and the program cache — memory order, a warm second cache, damaged files, every part of the key, processes
 // sharing the directory. On the GPU (written, not yet run): the bucketed and specialised kernels against the
 // generic one on a trace's shapes (rows past M untouched, no read past M under memcheck); P and T measured and
-// the crossover they predict checked by running traces on both sides of it; the policy end to end on the mixed
-// trace against always-generic and always-specialised.
+// the crossover they predict checked by running traces on both sides of it; the policy end to end on the
+// decode-heavy trace against the faster of always-generic and always-bucketed.
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -489,6 +490,176 @@ CorrectnessResult check_crossover(Context& ctx) {
     return r;
 }
 
+// ---- (d) the policy end to end ----------------------------------------------------------------------------
+//
+// The mixed trace's first kServeCalls calls served three ways, end to end on the host clock, preparation
+// included: always the generic kernel, always specialised (every distinct M compiled, from an empty cache), and
+// your policy. The policy's loop is the grader's: before each call it estimates how many more calls of that M
+// will come (the share of M among the calls so far, times the calls left, plus this one) and asks
+// choose_strategy() with the costs measured for M — P = 0 for generic and buckets, P = the measured compile-and-
+// load time for a specialised M not yet compiled in this run, else 0; T for each strategy measured before
+// serving, at the smallest of kCostGrid's row counts that holds M. Every run starts from an empty program cache.
+// Then one more policy run, on new X, checks calls of every strategy it used against the generic kernel (no
+// result may be kept from an earlier call). Two checks read the same runs: policy over generic, and over
+// specialised.
+
+constexpr int kServeCalls = 200;
+const std::vector<int> kCostGrid{1, 8, 16, 32, 64, 256, 1024, 4096};
+
+struct Serving {
+    std::vector<int> trace;
+    std::vector<std::array<StrategyCost, 3>> costs;  // per kCostGrid entry (prep_ms of strategy 2: P when not compiled)
+    DeviceBuffer<bf16> x, w, y, y_ref;
+
+    explicit Serving(Context& ctx) {
+        const std::vector<int> all = load_trace(models::datasets_dir() / "traces" / "mixed.csv");
+        trace.assign(all.begin(), all.begin() + std::min<std::size_t>(all.size(), kServeCalls));
+        int rows = kCostGrid.back();
+        for (const int m : trace) rows = std::max(rows, m);
+        x = DeviceBuffer<bf16>(std::size_t(rows) * kK);
+        w = DeviceBuffer<bf16>(std::size_t(kK) * kN);
+        y = DeviceBuffer<bf16>(std::size_t(rows) * kN);
+        y_ref = DeviceBuffer<bf16>(y.size());
+        fill_uniform_bf16_device(x.data(), x.size(), ctx.seed_for("lab09 serve x"), -1.0f, 1.0f);
+        fill_uniform_bf16_device(w.data(), w.size(), ctx.seed_for("lab09 serve w"), -1.0f, 1.0f);
+        measure_costs();
+    }
+
+    [[nodiscard]] Gemm call(int m, bf16* out) const { return {x.data(), w.data(), out, m, kN, kK}; }
+    [[nodiscard]] int distinct() const { return int(std::set<int>(trace.begin(), trace.end()).size()); }
+
+    void measure_costs() {
+        TempDir dir("serve-costs");
+        ProgramCache cache(dir.path, 16);
+        TimingOptions o;
+        o.label = "lab09 serve costs";
+        o.max_total_ms = 300;
+        std::vector<double> preps;
+        for (const int m : kCostGrid) {
+            const Gemm g = call(m, y.data());
+            CUDA_CHECK(cudaDeviceSynchronize());
+            const auto t0 = std::chrono::steady_clock::now();
+            launch_gemm_specialized(g, cache, nullptr);
+            CUDA_CHECK(cudaDeviceSynchronize());
+            const double first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            std::array<StrategyCost, 3> c{};
+            c[0].call_ms = time_region([&](cudaStream_t s) { launch_gemm_generic(g, s); }, o).median_ms;
+            c[1].call_ms = time_region([&](cudaStream_t s) { launch_gemm_bucketed(g, kBuckets, s); }, o).median_ms;
+            c[2].call_ms = time_region([&](cudaStream_t s) { launch_gemm_specialized(g, cache, s); }, o).median_ms;
+            preps.push_back(std::max(0.0, first_ms - c[2].call_ms));
+            costs.push_back(c);
+        }
+        std::nth_element(preps.begin(), preps.begin() + std::ptrdiff_t(preps.size() / 2), preps.end());
+        for (auto& c : costs) c[2].prep_ms = preps[preps.size() / 2];
+    }
+
+    [[nodiscard]] const std::array<StrategyCost, 3>& costs_for(int m) const {
+        for (std::size_t i = 0; i < kCostGrid.size(); ++i)
+            if (kCostGrid[i] >= m) return costs[i];
+        return costs.back();
+    }
+
+    // The trace served with one fixed strategy (0 generic, 2 specialised) or the policy (-1), from an empty cache;
+    // `after` sees each call once it is enqueued. Returns the calls per strategy.
+    std::array<int, 3> serve(int fixed, const std::function<void(int call, int strategy)>& after = {}) {
+        TempDir dir("serve");
+        ProgramCache cache(dir.path, 1024);
+        std::map<int, int> seen;
+        std::set<int> compiled;
+        std::array<int, 3> used{};
+        for (std::size_t i = 0; i < trace.size(); ++i) {
+            const int m = trace[i];
+            int k = fixed;
+            if (fixed < 0) {
+                const int n = ++seen[m];
+                const double expected = 1.0 + double(trace.size() - i - 1) * double(n) / double(i + 1);
+                std::array<StrategyCost, 3> c = costs_for(m);
+                if (compiled.count(m)) c[2].prep_ms = 0;
+                k = choose_strategy(c, expected);
+                if (k < 0 || k > 2) throw std::runtime_error("choose_strategy returned " + std::to_string(k) + ", not 0, 1 or 2");
+            }
+            if (k == 2) compiled.insert(m);
+            ++used[std::size_t(k)];
+            const Gemm g = call(m, y.data());
+            if (k == 0) launch_gemm_generic(g, nullptr);
+            else if (k == 1) launch_gemm_bucketed(g, kBuckets, nullptr);
+            else launch_gemm_specialized(g, cache, nullptr);
+            if (after) after(int(i), k);
+        }
+        CUDA_CHECK(cudaDeviceSynchronize());
+        return used;
+    }
+};
+
+// The three runs and the verified one, made once for both checks.
+struct ServingRuns {
+    double generic_ms = 0, specialized_ms = 0, policy_ms = 0, p_specialized_ms = 0;
+    std::array<int, 3> used{};
+    int calls = 0, distinct = 0;
+    std::string wrong_result;  // from the verified run
+};
+
+const ServingRuns& serving_runs(Context& ctx) {
+    static std::unique_ptr<ServingRuns> runs;
+    if (runs) return *runs;
+    Serving sv(ctx);
+    auto r = std::make_unique<ServingRuns>();
+    r->calls = int(sv.trace.size());
+    r->distinct = sv.distinct();
+    r->p_specialized_ms = sv.costs[0][2].prep_ms;
+    const auto host_ms = [](const std::function<void()>& f) {
+        CUDA_CHECK(cudaDeviceSynchronize());
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    };
+    r->generic_ms = host_ms([&] { (void)sv.serve(0); });
+    r->specialized_ms = host_ms([&] { (void)sv.serve(2); });
+    r->policy_ms = host_ms([&] { r->used = sv.serve(-1); });
+    // The verified run: new X; the first three calls of each strategy and the last call against generic.
+    fill_uniform_bf16_device(sv.x.data(), sv.x.size(), ctx.seed_for("lab09 serve verify x"), -1.0f, 1.0f);
+    std::array<int, 3> checked{};
+    (void)sv.serve(-1, [&](int i, int k) {
+        if (!r->wrong_result.empty() || (checked[std::size_t(k)] >= 3 && i + 1 != r->calls)) return;
+        ++checked[std::size_t(k)];
+        const int m = sv.trace[std::size_t(i)];
+        launch_gemm_generic(sv.call(m, sv.y_ref.data()), nullptr);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        const std::size_t n = std::size_t(m) * kN;
+        const std::vector<std::uint16_t> got = to_host_bits(sv.y), ref_bits = to_host_bits(sv.y_ref);
+        std::vector<double> ref(n);
+        for (std::size_t e = 0; e < n; ++e) ref[e] = bf16_bits_to_float(ref_bits[e]);
+        const CompareReport rep = compare_bf16(std::span(got.data(), n), ref, kVsGeneric, {std::size_t(m), std::size_t(kN)});
+        if (!rep.passed())
+            r->wrong_result = strprintf("call %d (M = %d, %s) on new data: %s", i + 1, m,
+                                        k == 0 ? "generic" : k == 1 ? "bucketed" : "specialised", rep.describe().c_str());
+    });
+    runs = std::move(r);
+    return *runs;
+}
+
+PerfResult perf_policy(Context& ctx, bool over_generic) {
+    const ServingRuns& sr = serving_runs(ctx);
+    PerfResult r;
+    const double fixed_ms = over_generic ? sr.generic_ms : sr.specialized_ms;
+    r.ratio = fixed_ms / sr.policy_ms;
+    r.time_ms = sr.policy_ms;
+    r.message = strprintf("%d calls of the mixed trace (%d distinct M), preparation included: your policy %.1f ms (%d generic, "
+                          "%d bucketed, %d specialised calls), always %s %.1f ms; P = %.1f ms to specialise an M",
+                          sr.calls, sr.distinct, sr.policy_ms, sr.used[0], sr.used[1], sr.used[2],
+                          over_generic ? "generic" : "specialised", fixed_ms, sr.p_specialized_ms);
+    r.details = {{"policy_ms", sr.policy_ms}, {"generic_ms", sr.generic_ms}, {"specialized_ms", sr.specialized_ms},
+                 {"calls_by_strategy", {sr.used[0], sr.used[1], sr.used[2]}}, {"p_specialized_ms", sr.p_specialized_ms}};
+    r.wrong_result = sr.wrong_result;
+    // Inside the check, the generic kernel alone at M = 64, against its time before the first check.
+    const GemmCase& c = gemm_case(ctx, 64);
+    DeviceBuffer<bf16> y(std::size_t(64) * kN);
+    TimingOptions o;
+    o.label = "lab09 generic inside";
+    compare_reference(ctx, time_region([&](cudaStream_t s) { launch_gemm_generic({c.x.data(), c.w.data(), y.data(), 64, kN, kK}, s); }, o), r);
+    return r;
+}
+
 }  // namespace
 
 void register_checks(Lab& lab) {
@@ -521,4 +692,28 @@ void register_checks(Lab& lab) {
     lab.correctness("hazards.bucket_bounds", "(b) no access past M under memcheck (exactly sized buffers)", 5, check_bucket_bounds);
     lab.correctness("correct.specialized", "(c) NVRTC-specialised against generic on a trace's shapes", 10, check_specialized);
     lab.correctness("measure.crossover", "(c) the crossover from measured P and T predicts the faster strategy", 10, check_crossover);
+
+    lab.reference("generic", [](Context& ctx) {
+        // The given kernel only, on buffers of its own: nothing of the graded code runs before the first check.
+        struct Inputs {
+            DeviceBuffer<bf16> x{std::size_t(64) * kK}, w{std::size_t(kK) * kN}, y{std::size_t(64) * kN};
+        };
+        static Inputs* in = nullptr;
+        if (in == nullptr) {
+            in = new Inputs;
+            fill_uniform_bf16_device(in->x.data(), in->x.size(), ctx.seed_for("lab09 reference x"), -1.0f, 1.0f);
+            fill_uniform_bf16_device(in->w.data(), in->w.size(), ctx.seed_for("lab09 reference w"), -1.0f, 1.0f);
+        }
+        return reference_alone("the generic kernel at M = 64", [](int, cudaStream_t s) {
+            launch_gemm_generic({in->x.data(), in->w.data(), in->y.data(), 64, kN, kK}, s);
+        }, 1, "reference alone: lab09 generic");
+    });
+    // Bars: provisional, to set from the reference on the H200.
+    lab.performance("perf.policy_vs_generic", "(d) the mixed trace end to end: always generic over your policy", 8,
+                    {.requires_check = "correct.specialized", .pass_bar = 1.0, .full_bar = 1.2, .unit = "x generic", .reference = "generic"},
+                    [](Context& ctx) { return perf_policy(ctx, true); });
+    lab.performance("perf.policy_vs_specialized", "(d) the mixed trace end to end: always specialised over your policy", 7,
+                    {.requires_check = "correct.specialized", .pass_bar = 1.0, .full_bar = 1.2, .unit = "x specialised",
+                     .reference = "generic"},
+                    [](Context& ctx) { return perf_policy(ctx, false); });
 }
