@@ -497,14 +497,15 @@ CorrectnessResult check_crossover(Context& ctx) {
 // your policy. The policy's loop is the grader's: before each call it estimates how many more calls of that M
 // will come (the share of M among the calls so far, times the calls left, plus this one) and asks
 // choose_strategy() with the costs measured for M — P = 0 for generic and buckets, P = the measured compile-and-
-// load time for a specialised M not yet compiled in this run, else 0; T for each strategy measured before
-// serving, at the smallest of kCostGrid's row counts that holds M. Every run starts from an empty program cache.
+// load time for a specialised M not yet compiled in this run, else 0; T measured before serving at kCostGrid's
+// row counts (every bucket among them): a bucketed call costs its bucket's time, a generic or specialised one
+// the time interpolated between the grid's neighbours of M. Every run starts from an empty program cache.
 // Then one more policy run, on new X, checks calls of every strategy it used against the generic kernel (no
 // result may be kept from an earlier call). Two checks read the same runs: policy over generic, and over
 // specialised.
 
 constexpr int kServeCalls = 200;
-const std::vector<int> kCostGrid{1, 8, 16, 32, 64, 256, 1024, 4096};
+const std::vector<int> kCostGrid{1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};  // holds every bucket
 
 struct Serving {
     std::vector<int> trace;
@@ -553,10 +554,21 @@ struct Serving {
         for (auto& c : costs) c[2].prep_ms = preps[preps.size() / 2];
     }
 
-    [[nodiscard]] const std::array<StrategyCost, 3>& costs_for(int m) const {
-        for (std::size_t i = 0; i < kCostGrid.size(); ++i)
-            if (kCostGrid[i] >= m) return costs[i];
-        return costs.back();
+    // The costs of one call of M: the bucket's own time for bucketed, the grid's neighbours of M interpolated for
+    // the others (a first run measured in session 8 picked buckets from the next grid point up, where a bucket of
+    // 4096 costs what generic does — and served a 1150-row call from a bucket of 2048, slower than generic).
+    [[nodiscard]] std::array<StrategyCost, 3> costs_for(int m) const {
+        const auto at = [&](int rows) {
+            return std::size_t(std::lower_bound(kCostGrid.begin(), kCostGrid.end(), rows) - kCostGrid.begin());
+        };
+        const std::size_t hi = std::min(at(m), kCostGrid.size() - 1), lo = hi == 0 ? 0 : hi - 1;
+        const double f = kCostGrid[hi] == kCostGrid[lo] ? 1.0
+                                                       : std::clamp(double(m - kCostGrid[lo]) / double(kCostGrid[hi] - kCostGrid[lo]), 0.0, 1.0);
+        std::array<StrategyCost, 3> c = costs[hi];
+        for (const std::size_t k : {std::size_t(0), std::size_t(2)})
+            c[k].call_ms = costs[lo][k].call_ms + f * (costs[hi][k].call_ms - costs[lo][k].call_ms);
+        c[1].call_ms = costs[std::min(at(bucket_of(m)), kCostGrid.size() - 1)][1].call_ms;
+        return c;
     }
 
     // The trace served with one fixed strategy (0 generic, 2 specialised) or the policy (-1), from an empty cache;
