@@ -577,6 +577,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    gpulab::grader::stop_children_on_signals();
     try {
         return run(argc, argv);
     } catch (const std::exception& e) {
