@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -38,13 +37,6 @@ constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitGraderError = 3;
 constexpr int kExitNothingGraded = 77;  // --expect only: everything was skipped (ctest: SKIPPED)
-
-std::string now_iso8601() {
-    const std::time_t t = std::time(nullptr);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-    return buf;
-}
 
 struct Ceilings {
     bool available = false;
@@ -385,7 +377,7 @@ int run(int argc, char** argv) {
     CLI::App app{"Grades the labs: your answers, and your code's correctness and speed on this GPU.\n"
                  "With no arguments it grades your current work in every lab.\n"
                  "The chapter's models as a calculator: grader calc --list"};
-    app.set_version_flag("--version", "grader 0.1.0 (report schema " + std::to_string(kReportSchemaVersion) + ")");
+    app.set_version_flag("--version", "grader " + grader_version() + " (report schema " + std::to_string(kReportSchemaVersion) + ")");
     std::vector<std::string> selectors;
     bool solution = false, list = false, verbose = false, no_build = false, no_colour = false, no_ceilings = false;
     std::uint64_t seed = 0;
@@ -507,7 +499,7 @@ int run(int argc, char** argv) {
         if (!submission.empty()) report.submission = staged;
         if (!opts.student.empty()) report.student = {{"id", opts.student}, {"course_seed", opts.course_seed}};
         report.seed = seed;
-        report.started_at = now_iso8601();
+        report.started_at = utc_now_iso8601();
         report.gpu_available = c.available;
         report.no_gpu_reason = c.available ? "" : c.reason;
         report.fingerprint = c.fingerprint;
