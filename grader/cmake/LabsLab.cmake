@@ -30,6 +30,8 @@
 #   labNN_checks_student   correctness/performance checks on the student's code (not in `all`: the grader
 #                          builds it itself so that a compile error is reported, not fatal)
 #   labNN_checks_solution  the same on the reference (LABS_BUILD_SOLUTIONS)
+#   labNN_checks_submission, labNN_checks_batchK   the same on a submission staged by `grader --submission`,
+#                          and by worker K of `grader batch` (not in `all`: the grader builds them)
 #   labNN_checks_wrong_X   the same on wrong/X.cu (LABS_BUILD_TESTS)
 #   labNN_bench[_solution] the experiment on the student's code [on the reference]
 # Tests: reference answers full (cpu), template answers zero (cpu), reference code full (gpu), untouched
@@ -239,6 +241,35 @@ function(labs_add_lab folder)
   _labs_implementation(${p} submission ${edit_submission})
   set_target_properties(${p}_impl_submission ${p}_checks_submission PROPERTIES EXCLUDE_FROM_ALL TRUE)
 
+  # `grader batch` grades several submissions at once: each worker stages into a slot of its own
+  # (build/batch-slots/<K>/labs/<NN_name>/) and builds that slot's implementation, so that no two workers
+  # write the same files. LABS_BATCH_SLOTS slots, out of `all` like the submission's.
+  set(batch_slots "")
+  if(LABS_BATCH_SLOTS GREATER 0)
+    math(EXPR last_slot "${LABS_BATCH_SLOTS} - 1")
+    foreach(k RANGE ${last_slot})
+      set(slot_dir "${PROJECT_BINARY_DIR}/batch-slots/${k}/labs/${folder}")
+      set(edit_slot "")
+      file(MAKE_DIRECTORY "${slot_dir}")
+      foreach(f IN LISTS ARG_EDIT ITEMS answers.toml)
+        if(NOT EXISTS "${slot_dir}/${f}")
+          file(COPY_FILE "${lab_dir}/${f}" "${slot_dir}/${f}")
+        endif()
+        if(NOT f STREQUAL "answers.toml")
+          list(APPEND edit_slot "${slot_dir}/${f}")
+        endif()
+      endforeach()
+      _labs_implementation(${p} batch${k} ${edit_slot})
+      set_target_properties(${p}_impl_batch${k} ${p}_checks_batch${k} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+      _labs_members(slot_members ${p} batch${k} submission)
+      _labs_json_quote(slot_dir_json "${slot_dir}")
+      _labs_registry_entry(slot_entry "${id}" "${name}" "" "labs/${folder}" "${ARG_CODE_POINTS}"
+                           ${slot_members} submission_dir "${slot_dir_json}")
+      list(APPEND batch_slots "${slot_entry}")
+    endforeach()
+  endif()
+  list(JOIN batch_slots ", " batch_slots)
+
   if(ARG_BENCH AND LABS_BUILD_BENCHMARKS)
     foreach(impl IN LISTS implementations)
       set(bench ${p}_bench)
@@ -273,6 +304,9 @@ function(labs_add_lab folder)
     list(APPEND more ${solution} answers_solution "${answers_solution}")
   endif()
   _labs_registry_entry(entry "${id}" "${name}" "${ARG_TITLE}" "labs/${folder}" "${ARG_CODE_POINTS}" ${more})
+  # (Set here, not through a macro, which would read the slots' JSON escapes as CMake's.)
+  string(JSON entry SET "${entry}" batch_slots "[${batch_slots}]")
+  string(REPLACE ";" "\\u003b" entry "${entry}")
   set_property(GLOBAL APPEND PROPERTY LABS_REGISTRY_ENTRIES "${entry}")
 
   if(NOT LABS_BUILD_TESTS)
