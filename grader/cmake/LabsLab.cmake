@@ -107,6 +107,24 @@ function(_labs_implementation p name)
   labs_cuda_options(${p}_checks_${name})
 endfunction()
 
+# _labs_staged_implementation(<prefix> <name> <dir>): the implementation <name> built from copies of the
+# editable files in <dir>, where the grader stages a submission's (until then, the templates; answers.toml
+# is staged there too). Out of `all`: the grader builds it. Uses lab_dir and ARG_EDIT of the caller.
+function(_labs_staged_implementation p name dir)
+  set(edit "")
+  file(MAKE_DIRECTORY "${dir}")
+  foreach(f IN LISTS ARG_EDIT ITEMS answers.toml)
+    if(NOT EXISTS "${dir}/${f}")
+      file(COPY_FILE "${lab_dir}/${f}" "${dir}/${f}")
+    endif()
+    if(NOT f STREQUAL "answers.toml")
+      list(APPEND edit "${dir}/${f}")
+    endif()
+  endforeach()
+  _labs_implementation(${p} ${name} ${edit})
+  set_target_properties(${p}_impl_${name} ${p}_checks_${name} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+endfunction()
+
 # _labs_members(<out> <p> <impl> <as>): the registry members of implementation <impl> under the name
 # <as>: runner_<as> (its checks runner), build_<as> (the command that builds it) and objects_<as> (its
 # compiled objects, for the code policy: one string, "\n"-separated, since the list is known only when the
@@ -228,18 +246,7 @@ function(labs_add_lab folder)
   # build/submission/labs/<NN_name>/ and builds this implementation from there, with the course's own
   # checks, headers and baseline. Until then the copies are the templates.
   set(submission_dir "${PROJECT_BINARY_DIR}/submission/labs/${folder}")
-  set(edit_submission "")
-  file(MAKE_DIRECTORY "${submission_dir}")
-  foreach(f IN LISTS ARG_EDIT ITEMS answers.toml)
-    if(NOT EXISTS "${submission_dir}/${f}")
-      file(COPY_FILE "${lab_dir}/${f}" "${submission_dir}/${f}")
-    endif()
-    if(NOT f STREQUAL "answers.toml")
-      list(APPEND edit_submission "${submission_dir}/${f}")
-    endif()
-  endforeach()
-  _labs_implementation(${p} submission ${edit_submission})
-  set_target_properties(${p}_impl_submission ${p}_checks_submission PROPERTIES EXCLUDE_FROM_ALL TRUE)
+  _labs_staged_implementation(${p} submission "${submission_dir}")
 
   # `grader batch` grades several submissions at once: each worker stages into a slot of its own
   # (build/batch-slots/<K>/labs/<NN_name>/) and builds that slot's implementation, so that no two workers
@@ -249,18 +256,7 @@ function(labs_add_lab folder)
     math(EXPR last_slot "${LABS_BATCH_SLOTS} - 1")
     foreach(k RANGE ${last_slot})
       set(slot_dir "${PROJECT_BINARY_DIR}/batch-slots/${k}/labs/${folder}")
-      set(edit_slot "")
-      file(MAKE_DIRECTORY "${slot_dir}")
-      foreach(f IN LISTS ARG_EDIT ITEMS answers.toml)
-        if(NOT EXISTS "${slot_dir}/${f}")
-          file(COPY_FILE "${lab_dir}/${f}" "${slot_dir}/${f}")
-        endif()
-        if(NOT f STREQUAL "answers.toml")
-          list(APPEND edit_slot "${slot_dir}/${f}")
-        endif()
-      endforeach()
-      _labs_implementation(${p} batch${k} ${edit_slot})
-      set_target_properties(${p}_impl_batch${k} ${p}_checks_batch${k} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+      _labs_staged_implementation(${p} batch${k} "${slot_dir}")
       _labs_members(slot_members ${p} batch${k} submission)
       _labs_json_quote(slot_dir_json "${slot_dir}")
       _labs_registry_entry(slot_entry "${id}" "${name}" "" "labs/${folder}" "${ARG_CODE_POINTS}"
