@@ -176,6 +176,10 @@ ChildRun run_grader(const std::vector<std::string>& argv, const std::string& gpu
         dup2(devnull, 0);
         dup2(log, 1);
         dup2(log, 2);
+        // Another worker's pipes, open while this one forked, must not live on in this grader: their
+        // reader would wait for an end of file that never comes.
+        for (int fd = 3; fd < 1024; ++fd)
+            if (fd != status_pipe[1]) close(fd);
         execve(args[0], args.data(), envp.data());
         const int err = errno;
         (void)!write(status_pipe[1], &err, sizeof err);
