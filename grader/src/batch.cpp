@@ -331,8 +331,8 @@ private:
     void redraw_locked() {
         if (!terminal_) return;
         clear_locked();
-        std::cerr << "  " << done_ << "/" << total_ << " done (" << skipped_ << " unchanged, " << hung_ << " hung, "
-                  << errors_ << " not graded), " << format_duration(std::chrono::duration<double>(clock::now() - start_).count())
+        std::cerr << "  " << done_ << "/" << total_ << " done (" << skipped_ << " unchanged, " << hung_ << " HUNG, "
+                  << errors_ << " ERROR), " << format_duration(std::chrono::duration<double>(clock::now() - start_).count())
                   << " so far, " << eta_locked() << "\n";
         for (std::size_t k = 0; k < workers_.size(); ++k) {
             const Worker& w = workers_[k];
