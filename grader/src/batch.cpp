@@ -629,11 +629,15 @@ std::vector<Flag> report_flags(const nlohmann::json& report) {
 
 nlohmann::json gradebook_json(const GradebookInfo& info, const std::vector<BatchResult>& results) {
     nlohmann::json labs = nlohmann::json::array();
-    std::map<std::string, double> lab_max;  // from the reports: the same for every student graded
+    // Each lab's maximum, from the reports (the same for every student whose lab ran to its plan; the
+    // largest, should a lab process have failed before saying its plan).
+    std::map<std::string, double> lab_max;
     for (const BatchResult& r : results)
         if (r.outcome == "graded")
-            for (const nlohmann::json& l : r.report.value("labs", nlohmann::json::array()))
-                lab_max.emplace(l.value("id", ""), l.value("max_points", 0.0));
+            for (const nlohmann::json& l : r.report.value("labs", nlohmann::json::array())) {
+                double& m = lab_max[l.value("id", "")];
+                m = std::max(m, l.value("max_points", 0.0));
+            }
     for (const LabEntry& l : info.labs) {
         const auto it = lab_max.find(l.id);
         labs.push_back({{"id", l.id}, {"name", l.name}, {"title", l.title},
