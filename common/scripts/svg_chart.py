@@ -40,9 +40,9 @@ class Chart:
             self._tick_y(self.fy(10 ** e), f"{10 ** e:g}")
         self._frame(x_label, y_label)
 
-    def lin_axes(self, xs, ys, x_label, y_label, x_ticks=None, y_step=None):
-        """Linear axes from zero (y) and from min(xs) to max(xs) (x), ticks at x_ticks (default: every integer)
-        and every y_step (default: about five ticks)."""
+    def lin_axes(self, xs, ys, x_label, y_label, x_ticks=None, y_step=None, x_labels=None):
+        """Linear axes from zero (y) and from min(xs) to max(xs) (x), ticks at x_ticks (default: every integer;
+        labelled by x_labels[x] when given) and every y_step (default: about five ticks)."""
         self.x0, self.x1 = min(xs), max(xs)
         top = max(ys) * 1.12
         step = y_step or 10 ** math.floor(math.log10(top / 5)) * min((1, 2, 5, 10), key=lambda m: abs(top / 5 / (10 ** math.floor(math.log10(top / 5)) * m) - 1))
@@ -50,7 +50,7 @@ class Chart:
         self.fx = lambda x: self.left + (x - self.x0 + pad) / (self.x1 - self.x0 + 2 * pad) * self.plot_w()
         self.fy = lambda y: self.top + (1 - y / top) * self.plot_h()
         for x in (x_ticks if x_ticks is not None else range(int(self.x0), int(self.x1) + 1)):
-            self._tick_x(self.fx(x), str(x))
+            self._tick_x(self.fx(x), (x_labels or {}).get(x, str(x)))
         k = 0
         while k * step <= top:
             self._tick_y(self.fy(k * step), f"{k * step:g}")
@@ -76,7 +76,8 @@ class Chart:
     def line(self, xs, ys, name, colour=0):
         pts = " ".join(f"{self.fx(x):.1f},{self.fy(y):.1f}" for x, y in zip(xs, ys))
         self.parts.append(f'<polyline points="{pts}" fill="none" stroke="{COLOURS[colour]}" stroke-width="2"/>')
-        self.legend.append((name, colour, "line"))
+        if name is not None:  # None: no legend entry (a line through points that have one)
+            self.legend.append((name, colour, "line"))
 
     def points(self, xs, ys, name, colour=1, square=False):
         for x, y in zip(xs, ys):

@@ -19,7 +19,9 @@
 #                  object may not call, e.g. the lab's given implementations (a plain name matches that
 #                  function); "pattern -- why" gives the reason the report shows instead of "a given
 #                  implementation of this lab">]
-#     [ALLOW       <exceptions to the default policy (grader/include/grader/policy.hpp), e.g. "^nvrtc">])
+#     [ALLOW       <exceptions to the default policy (grader/include/grader/policy.hpp), e.g. "^nvrtc">]
+#     [CALCULATORS <the `grader calc` models that can answer this lab's questions: their results are hidden
+#                  when they equal one of its keys; without the list, every calculator's are>])
 #
 # Vocabulary: an *implementation* is whose code is graded — the student's (labs/NN/), the reference
 # (solutions/NN/) or one of the lab's known-bad versions (labs/NN/wrong/); a *variant* is a version of a
@@ -65,10 +67,13 @@ function(_labs_json_list out)
   set(${out} "[${joined}]" PARENT_SCOPE)
 endfunction()
 
-# _labs_json_set(<json-var> <key> <json-value>): sets a member; string(JSON) checks that the value parses.
-macro(_labs_json_set var key value)
-  string(JSON ${var} SET "${${var}}" "${key}" "${value}")
-endmacro()
+# _labs_json_set(<json-var> <key> <json-value>): sets a member; string(JSON) checks that the value parses. A
+# function, not a macro: a macro would substitute the value into its body and undo the escaping of any
+# backslash in it (a DENY or ALLOW regex like "syscall\\.h").
+function(_labs_json_set var key value)
+  string(JSON result SET "${${var}}" "${key}" "${value}")
+  set(${var} "${result}" PARENT_SCOPE)
+endfunction()
 
 # What every registry tells the grader about the build: where it is, and (with Ninja) how to list the
 # headers an object's source included, for the code policy.
@@ -156,7 +161,7 @@ endfunction()
 
 function(labs_add_lab folder)
   cmake_parse_arguments(ARG "" "TITLE;CODE_POINTS;CHECKS;ANSWER_KEY;BENCH;APPEND_TO_EDIT;EXPECT;WRONG_TIMEOUT"
-                        "EDIT;SOURCES;LIBRARIES;WRONG;DENY;ALLOW" ${ARGN})
+                        "EDIT;SOURCES;LIBRARIES;WRONG;DENY;ALLOW;CALCULATORS" ${ARGN})
   if(NOT folder MATCHES "^([0-9][0-9])_(.+)$")
     message(FATAL_ERROR "labs_add_lab: folder '${folder}' must look like NN_name")
   endif()
@@ -284,6 +289,11 @@ function(labs_add_lab folder)
   _labs_json_list(deny ${ARG_DENY})
   _labs_json_list(allow ${ARG_ALLOW})
   set(policy "{\"deny\": ${deny}, \"allow\": ${allow}}")
+  if(DEFINED ARG_CALCULATORS)
+    _labs_json_list(calculators ${ARG_CALCULATORS})
+  else()
+    set(calculators "null")
+  endif()
   _labs_json_list(runner_answers "$<TARGET_FILE:${p}_answers>")
   _labs_json_list(build_answers "${CMAKE_COMMAND}" --build "${PROJECT_BINARY_DIR}" --target ${p}_answers)
   _labs_json_list(files ${student_files})
@@ -293,7 +303,7 @@ function(labs_add_lab folder)
   _labs_members(submission ${p} submission submission)
   set(more ${student} ${submission} runner_answers "${runner_answers}" build_answers "${build_answers}"
            student_files "${files}" answers_student "${answers_student}" policy "${policy}"
-           submission_dir "${submission_json}")
+           submission_dir "${submission_json}" calculators "${calculators}")
   if("solution" IN_LIST implementations)
     _labs_members(solution ${p} solution solution)
     _labs_json_quote(answers_solution "${solution_dir}/answers.toml")

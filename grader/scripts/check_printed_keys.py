@@ -13,6 +13,8 @@ Integers up to 16 are allowed (they are everywhere: tile counts, steps, small ex
 counts only with its unit, as does a power of two (sizes and thread counts are everywhere); a larger one
 counts wherever it stands (in a table its unit is in the header). The same holds for a fraction: up to 100,
 with a unit-carrying key, only with its unit.
+A number that a key's name carries (capacity.a_b128: b = 128) is a parameter of the exercise, not an answer,
+and so are the numbers of the `# case NAME: ...` line that states a case: neither counts.
 Each OUTPUT (a file: say, what `grader calc` printed for the graded parameters) is checked against every
 lab's keys too, or, written NN:FILE, against lab NN's keys only (the lab whose parameters the call used: a
 small count in one lab's calculation is not another lab's answer).
@@ -84,17 +86,28 @@ def forms(key, value, strict_units=False):
 SIZE_UNITS = re.compile(r"\b(bytes|KiB|MiB|GiB|FLOP)\b")
 
 
-def scan(path, label, keys, comments_only, problems, calc_output=False):
+def parameters(keys):
+    """The numbers the keys' names carry (a_b128, passes_b64): parameters of their questions."""
+    return {int(n) for key in keys for n in re.findall(r"(?<=[a-z_])\d+", key.rpartition(".")[2])}
+
+
+def scan(path, label, keys, comments_only, problems, calc_output=False, params=frozenset()):
     """Looks for the keys' values in a file. A calculator's output is read from its derivation on (its inputs
     are given, not answers), a number with a unit answers only a key with that unit, and a count or ratio
-    key is not answered by a line that holds a size."""
+    key is not answered by a line that holds a size. A value among @p params (numbers in key names) and the
+    line stating a case are parameters, not answers."""
     derived = not calc_output
     for number, line in enumerate(path.read_text().splitlines(), 1):
         if calc_output and line.strip() in ("derivation", "results"):
             derived = True
         if not derived or (comments_only and not line.lstrip().startswith("#")):
             continue
+        if re.match(r"\s*#\s*case \w+:", line):
+            continue
         for key, value in keys.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer() \
+                    and int(value) in params:
+                continue
             if calc_output and unit_of(key) is None and SIZE_UNITS.search(line):
                 continue
             if any(re.search(pattern, line) for pattern in forms(key, value, calc_output)):
@@ -111,7 +124,7 @@ def main(source_dir, outputs):
         every_key.update({f"{solution.parent.name}/{k}": v for k, v in keys.items()})
         for path, comments_only in [(lab / "README.md", False), (lab / "answers.toml", True)]:
             if path.exists():
-                scan(path, str(path.relative_to(root)), keys, comments_only, problems)
+                scan(path, str(path.relative_to(root)), keys, comments_only, problems, params=parameters(keys))
     for output in outputs:
         # "NN:path" checks a calculator's output against lab NN's keys only (the lab whose parameters it used);
         # a bare path against every lab's.

@@ -239,7 +239,10 @@ ClassConfig read_class_config(const std::string& source_dir) {
 // answers a graded question of a lab (at the stated case, or the student's own from class.toml) is shown
 // as graded instead of its value. Each lab's answers runner says which numbers answer which questions;
 // a quantity in bytes or FLOP is tried in the units the questions use (KiB, MiB, GiB, GFLOP). Small whole
-// numbers (up to 16) are everywhere and stay. Without a registry (no build) nothing is redacted.
+// numbers (up to 16) are everywhere and stay. A lab that names the calculators able to answer its questions
+// (labs_add_lab CALCULATORS) is asked only about theirs: another model's numbers that happen to equal one of
+// its keys (a pipeline timeline's 6.5 µs and lab 09's mean call time) are not its answers. Without a registry
+// (no build) nothing is redacted.
 void redact_graded(gpulab::models::Derivation& d) {
     namespace m = gpulab::models;
     Registry reg;
@@ -284,6 +287,8 @@ void redact_graded(gpulab::models::Derivation& d) {
     for (const auto& [text, where] : candidates) list += (list.empty() ? "" : ",") + text;
     std::map<std::size_t, std::string> graded;  // quantity -> "lab 03 traffic.mib_64x64"
     for (const LabEntry& lab : reg.labs) {
+        if (!lab.calculators.empty() && std::find(lab.calculators.begin(), lab.calculators.end(), d.model) == lab.calculators.end())
+            continue;
         std::vector<std::string> argv = lab.runner_answers;
         argv.insert(argv.end(), {"--which-keys", list});
         if (!config.student.empty())

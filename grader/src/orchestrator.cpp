@@ -102,6 +102,7 @@ Registry load_registry(const std::string& path) {
                 e.policy_deny = string_list(l["policy"], "deny");
                 e.policy_allow = string_list(l["policy"], "allow");
             }
+            if (l.contains("calculators") && l["calculators"].is_array()) e.calculators = string_list(l, "calculators");
             e.deps_command = deps;
             e.build_dir = build_dir;
             r.labs.push_back(std::move(e));

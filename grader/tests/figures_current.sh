@@ -30,4 +30,15 @@ else
             { echo "labs/06_pipeline/figures/$f.svg is not what labs/06_pipeline/figures.py draws: run it"; status=1; }
     done
 fi
+# Lab 07 draws two figures from its bench, into a folder.
+mkdir -p "$work/07" && if ! "$py" "$src/labs/07_attention/figures.py" \
+        --bench "$src/labs/07_attention/figures/lab07_bench.json" --out "$work/07" >/dev/null; then
+    echo "labs/07_attention/figures.py failed"
+    status=1
+else
+    for f in lab07_attention lab07_tflops; do
+        cmp -s "$work/07/$f.svg" "$src/labs/07_attention/figures/$f.svg" ||
+            { echo "labs/07_attention/figures/$f.svg is not what labs/07_attention/figures.py draws: run it"; status=1; }
+    done
+fi
 exit $status

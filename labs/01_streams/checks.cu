@@ -330,8 +330,10 @@ CorrectnessResult check_clocks(Context& ctx) {
                         "end to end means until the result is usable: wait for the last copy before reading the host clock");
         if (!(c->k.submit_ms > 0 && c->k.device_ms > 0 && c->k.end_to_end_ms > 0))
             return fail("a clock reads zero", "measure all three");
-        // Events resolve about a microsecond; two grader calls bracket the student's.
-        if (std::abs(c->k.device_ms - c->grader_ms) > 0.15 * c->grader_ms + 0.005)
+        // Events resolve about a microsecond, but the grader's pair brackets the call from outside: on the H200 the
+        // reference's 4 KiB call once read 0.015 ms against the grader's 0.023 ms. The host clock around a
+        // synchronised call reads milliseconds there (the call's end-to-end time), so 0.02 ms still tells them apart.
+        if (std::abs(c->k.device_ms - c->grader_ms) > 0.15 * c->grader_ms + 0.02)
             return fail(c == &big ? "at 64 MiB the device time is not the call's" : "on the 4 KiB call the device time is not the call's",
                         "the device clock is a pair of CUDA events on the call's stream (one before the copy in, one after "
                         "the copy out) and cudaEventElapsedTime — not the host clock, which also counts the host's own latency");

@@ -41,6 +41,8 @@ struct LabEntry {
     std::vector<std::string> objects_solution; ///< the reference's compiled objects
     std::vector<std::string> policy_deny;      ///< the lab's additions to the default code policy
     std::vector<std::string> policy_allow;     ///< the lab's exceptions to it
+    /// `grader calc` models that can answer this lab's questions (labs_add_lab CALCULATORS); empty: all of them
+    std::vector<std::string> calculators;
     std::vector<std::string> deps_command;     ///< prints an object's included headers when it is appended
     std::string build_dir;                     ///< the build tree (deps_command wants objects relative to it)
 };
