@@ -32,6 +32,8 @@
 #   labNN_checks_student   correctness/performance checks on the student's code (not in `all`: the grader
 #                          builds it itself so that a compile error is reported, not fatal)
 #   labNN_checks_solution  the same on the reference (LABS_BUILD_SOLUTIONS)
+#   labNN_checks_submission, labNN_checks_batchK   the same on a submission staged by `grader --submission`,
+#                          and by worker K of `grader batch` (not in `all`: the grader builds them)
 #   labNN_checks_wrong_X   the same on wrong/X.cu (LABS_BUILD_TESTS)
 #   labNN_bench[_solution] the experiment on the student's code [on the reference]
 # Tests: reference answers full (cpu), template answers zero (cpu), reference code full (gpu), untouched
@@ -108,6 +110,24 @@ function(_labs_implementation p name)
   target_link_libraries(${p}_checks_${name} PRIVATE ${p}_checks_obj ${p}_impl_${name} labs_grader_code_main labs_models)
   set_target_properties(${p}_checks_${name} PROPERTIES LINKER_LANGUAGE CUDA)
   labs_cuda_options(${p}_checks_${name})
+endfunction()
+
+# _labs_staged_implementation(<prefix> <name> <dir>): the implementation <name> built from copies of the
+# editable files in <dir>, where the grader stages a submission's (until then, the templates; answers.toml
+# is staged there too). Out of `all`: the grader builds it. Uses lab_dir and ARG_EDIT of the caller.
+function(_labs_staged_implementation p name dir)
+  set(edit "")
+  file(MAKE_DIRECTORY "${dir}")
+  foreach(f IN LISTS ARG_EDIT ITEMS answers.toml)
+    if(NOT EXISTS "${dir}/${f}")
+      file(COPY_FILE "${lab_dir}/${f}" "${dir}/${f}")
+    endif()
+    if(NOT f STREQUAL "answers.toml")
+      list(APPEND edit "${dir}/${f}")
+    endif()
+  endforeach()
+  _labs_implementation(${p} ${name} ${edit})
+  set_target_properties(${p}_impl_${name} ${p}_checks_${name} PROPERTIES EXCLUDE_FROM_ALL TRUE)
 endfunction()
 
 # _labs_members(<out> <p> <impl> <as>): the registry members of implementation <impl> under the name
@@ -231,18 +251,25 @@ function(labs_add_lab folder)
   # build/submission/labs/<NN_name>/ and builds this implementation from there, with the course's own
   # checks, headers and baseline. Until then the copies are the templates.
   set(submission_dir "${PROJECT_BINARY_DIR}/submission/labs/${folder}")
-  set(edit_submission "")
-  file(MAKE_DIRECTORY "${submission_dir}")
-  foreach(f IN LISTS ARG_EDIT ITEMS answers.toml)
-    if(NOT EXISTS "${submission_dir}/${f}")
-      file(COPY_FILE "${lab_dir}/${f}" "${submission_dir}/${f}")
-    endif()
-    if(NOT f STREQUAL "answers.toml")
-      list(APPEND edit_submission "${submission_dir}/${f}")
-    endif()
-  endforeach()
-  _labs_implementation(${p} submission ${edit_submission})
-  set_target_properties(${p}_impl_submission ${p}_checks_submission PROPERTIES EXCLUDE_FROM_ALL TRUE)
+  _labs_staged_implementation(${p} submission "${submission_dir}")
+
+  # `grader batch` grades several submissions at once: each worker stages into a slot of its own
+  # (build/batch-slots/<K>/labs/<NN_name>/) and builds that slot's implementation, so that no two workers
+  # write the same files. LABS_BATCH_SLOTS slots, out of `all` like the submission's.
+  set(batch_slots "")
+  if(LABS_BATCH_SLOTS GREATER 0)
+    math(EXPR last_slot "${LABS_BATCH_SLOTS} - 1")
+    foreach(k RANGE ${last_slot})
+      set(slot_dir "${PROJECT_BINARY_DIR}/batch-slots/${k}/labs/${folder}")
+      _labs_staged_implementation(${p} batch${k} "${slot_dir}")
+      _labs_members(slot_members ${p} batch${k} submission)
+      _labs_json_quote(slot_dir_json "${slot_dir}")
+      _labs_registry_entry(slot_entry "${id}" "${name}" "" "labs/${folder}" "${ARG_CODE_POINTS}"
+                           ${slot_members} submission_dir "${slot_dir_json}")
+      list(APPEND batch_slots "${slot_entry}")
+    endforeach()
+  endif()
+  list(JOIN batch_slots ", " batch_slots)
 
   if(ARG_BENCH AND LABS_BUILD_BENCHMARKS)
     foreach(impl IN LISTS implementations)
@@ -283,6 +310,9 @@ function(labs_add_lab folder)
     list(APPEND more ${solution} answers_solution "${answers_solution}")
   endif()
   _labs_registry_entry(entry "${id}" "${name}" "${ARG_TITLE}" "labs/${folder}" "${ARG_CODE_POINTS}" ${more})
+  # (Set here, not through a macro, which would read the slots' JSON escapes as CMake's.)
+  string(JSON entry SET "${entry}" batch_slots "[${batch_slots}]")
+  string(REPLACE ";" "\\u003b" entry "${entry}")
   set_property(GLOBAL APPEND PROPERTY LABS_REGISTRY_ENTRIES "${entry}")
 
   if(NOT LABS_BUILD_TESTS)

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -13,12 +12,14 @@
 #include <optional>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
 #include <variant>
 
 #include <CLI/CLI.hpp>
 #include <toml++/toml.h>
 
+#include "grader/batch.hpp"
 #include "grader/orchestrator.hpp"
 #include "grader/report.hpp"
 #include "grader/submission.hpp"
@@ -38,13 +39,6 @@ constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitGraderError = 3;
 constexpr int kExitNothingGraded = 77;  // --expect only: everything was skipped (ctest: SKIPPED)
-
-std::string now_iso8601() {
-    const std::time_t t = std::time(nullptr);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-    return buf;
-}
 
 struct Ceilings {
     bool available = false;
@@ -384,13 +378,80 @@ int exercises_main(int argc, char** argv) {
     return problems == 0 ? kExitPassed : kExitFailed;
 }
 
+// `grader batch`: grades a class (gpulab::grader::run_batch, grader/include/grader/batch.hpp).
+int batch_main(int argc, char** argv) {
+    CLI::App app{"Grades a class: each submission (a directory, a git repository at HEAD, or an archive; or a "
+                 "folder of them) as `grader --submission` grades it, in parallel workers pinned to the GPUs, "
+                 "with one seed for the class; then writes the gradebook (CSV and JSON) beside the per-student "
+                 "reports. The student id is the folder's or the archive's name.", "grader batch"};
+    std::vector<std::string> paths;
+    std::string registry_path = LABS_REGISTRY_PATH, out_dir, labs_list;
+    BatchOptions o;
+    std::optional<std::uint64_t> seed, course_seed;
+    app.add_option("submissions", paths, "Submissions, or folders of submissions")->required();
+    app.add_option("--out", out_dir, "Where the reports and the gradebook go (default: build/batch)");
+    app.add_option("--workers", o.workers, "Submissions graded at once (default: one per GPU, or 2 without a GPU)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--gpus", o.gpus, "GPUs for the workers: all (the visible ones), or CUDA_VISIBLE_DEVICES values "
+                                     "such as 0,2,3; each worker is pinned to one")
+        ->capture_default_str();
+    app.add_option("--seed", seed, "The class's seed (default: drawn once and printed; with --resume, the earlier run's)");
+    app.add_option("--timeout", o.timeout_s, "Seconds one submission may take before it is stopped and flagged HUNG")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--lab-timeout", o.lab_timeout_s, "Seconds each lab process may run (grader --timeout)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_flag("--resume", o.resume, "Do not grade again a submission whose result is in --out for the same files "
+                                       "(content hash) and settings");
+    app.add_option("--labs", labs_list, "Labs to grade, comma-separated (default: all)");
+    app.add_option("--only", o.only, "What to grade, as grader --only says (answers, code, or check ids)")->capture_default_str();
+    app.add_option("--retry-invalid", o.retry_invalid, "As grader --retry-invalid")->check(CLI::NonNegativeNumber);
+    app.add_flag("--no-ceilings", o.no_ceilings, "As grader --no-ceilings");
+    app.add_option("--course-seed", course_seed, "The course's seed (default: [course] seed in class.toml); when it is "
+                                                 "not 0, each student is graded on their own exercise cases");
+    app.add_option("--registry", registry_path, "Lab registry written by the build")->capture_default_str();
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? kExitPassed : kExitUsage;
+    }
+    std::vector<std::string> passed_over;
+    try {
+        o.entries = find_submissions(paths, passed_over);
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "grader batch: " << e.what() << "\n";
+        return kExitUsage;
+    }
+    for (const std::string& p : passed_over) std::cerr << "grader batch: passed over " << p << " (not a folder or an archive)\n";
+    Registry reg;
+    std::vector<LabEntry> labs;
+    if (!load_labs(registry_path, {}, reg, labs)) return kExitUsage;
+    const ClassConfig config = read_class_config(reg.source_dir);
+    if (!config.error.empty()) {
+        std::cerr << "grader batch: " << config.error << "\n";
+        return kExitUsage;
+    }
+    std::stringstream selectors(labs_list);
+    for (std::string s; std::getline(selectors, s, ',');)
+        if (!s.empty()) o.labs.push_back(s);
+    o.registry_path = registry_path;
+    o.out_dir = out_dir.empty() ? (std::filesystem::path(registry_path).parent_path() / "batch").string() : out_dir;
+    o.grader_exe = std::filesystem::read_symlink("/proc/self/exe").string();
+    o.seed = seed;
+    o.course_seed = course_seed.value_or(config.course_seed);
+    return run_batch(o);
+}
+
 int run(int argc, char** argv) {
     if (argc >= 2 && std::string(argv[1]) == "calc") return calc_main(std::vector<std::string>(argv + 2, argv + argc));
     if (argc >= 2 && std::string(argv[1]) == "exercises") return exercises_main(argc - 1, argv + 1);
+    if (argc >= 2 && std::string(argv[1]) == "batch") return batch_main(argc - 1, argv + 1);
     CLI::App app{"Grades the labs: your answers, and your code's correctness and speed on this GPU.\n"
                  "With no arguments it grades your current work in every lab.\n"
-                 "The chapter's models as a calculator: grader calc --list"};
-    app.set_version_flag("--version", "grader 0.1.0 (report schema " + std::to_string(kReportSchemaVersion) + ")");
+                 "The chapter's models as a calculator: grader calc --list\n"
+                 "Instructors, a whole class: grader batch --help"};
+    app.set_version_flag("--version", "grader " + grader_version() + " (report schema " + std::to_string(kReportSchemaVersion) + ")");
     std::vector<std::string> selectors;
     bool solution = false, list = false, verbose = false, no_build = false, no_colour = false, no_ceilings = false;
     std::uint64_t seed = 0;
@@ -512,7 +573,7 @@ int run(int argc, char** argv) {
         if (!submission.empty()) report.submission = staged;
         if (!opts.student.empty()) report.student = {{"id", opts.student}, {"course_seed", opts.course_seed}};
         report.seed = seed;
-        report.started_at = now_iso8601();
+        report.started_at = utc_now_iso8601();
         report.gpu_available = c.available;
         report.no_gpu_reason = c.available ? "" : c.reason;
         report.fingerprint = c.fingerprint;
@@ -582,6 +643,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    gpulab::grader::stop_children_on_signals();
     try {
         return run(argc, argv);
     } catch (const std::exception& e) {

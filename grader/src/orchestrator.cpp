@@ -4,10 +4,15 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cctype>
 #include <csignal>
 #include <cerrno>
@@ -180,6 +185,7 @@ Spawned spawn(const std::vector<std::string>& argv, const ChannelKey& key, Child
     // default disposition back before exec.
     static const bool sigpipe_ignored = [] { return std::signal(SIGPIPE, SIG_IGN) != SIG_ERR; }();
     (void)sigpipe_ignored;
+    const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) {
         out.spawn_failed = true;
@@ -189,6 +195,10 @@ Spawned spawn(const std::vector<std::string>& argv, const ChannelKey& key, Child
     if (pid == 0) {
         std::signal(SIGPIPE, SIG_DFL);
         setpgid(0, 0);
+        // The child is killed when the grader dies, however it dies (even SIGKILL): a hung lab never
+        // outlives the grader that was to time it out. (If the grader is already gone, stop here.)
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(127);
         // Lift the ends the child keeps above every target number first, so no dup2 overwrites another.
         const int report_w = fcntl(report[1], F_DUPFD, 64), output_w = fcntl(output[1], F_DUPFD, 64);
         const int key_r = fcntl(key_pipe[0], F_DUPFD, 64);
@@ -336,6 +346,51 @@ void parse_report(const std::string& report_buf, const ChannelKey& key, ChildOut
     }
 }
 
+// The children running now (each the leader of its process group), for a signal handler to stop: a
+// fixed table of atomics, since the handler may not take a lock or allocate.
+std::array<std::atomic<pid_t>, 64> g_active_children{};
+
+// Registers a running child for the lifetime of the object (run_child's scope).
+class ActiveChild {
+public:
+    explicit ActiveChild(pid_t pid) {
+        for (auto& slot : g_active_children) {
+            pid_t empty = 0;
+            if (slot.compare_exchange_strong(empty, pid)) {
+                slot_ = &slot;
+                return;
+            }
+        }
+    }
+    ~ActiveChild() {
+        if (slot_ != nullptr) slot_->store(0);
+    }
+    ActiveChild(const ActiveChild&) = delete;
+    ActiveChild& operator=(const ActiveChild&) = delete;
+
+private:
+    std::atomic<pid_t>* slot_ = nullptr;
+};
+
+// SIGINT/SIGTERM: ask every running child's process group to stop (a build then removes what it half
+// wrote), give them up to 3 s, kill what is left, then end as the signal says. Only async-signal-safe calls.
+void stop_children_and_exit(int sig) {
+    for (auto& slot : g_active_children)
+        if (const pid_t pid = slot.load(); pid > 0) kill(-pid, SIGTERM);
+    for (int waited_ms = 0; waited_ms < 3000; waited_ms += 50) {
+        bool running = false;
+        for (auto& slot : g_active_children)
+            if (const pid_t pid = slot.load(); pid > 0 && waitpid(pid, nullptr, WNOHANG) == 0) running = true;
+        if (!running) break;
+        const timespec pause{0, 50 * 1000 * 1000};
+        nanosleep(&pause, nullptr);
+    }
+    for (auto& slot : g_active_children)
+        if (const pid_t pid = slot.load(); pid > 0) kill(-pid, SIGKILL);
+    std::signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 }  // namespace
 
 ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, bool echo,
@@ -352,12 +407,21 @@ ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, b
     const ChannelKey key = fresh_key();
     const Spawned child = spawn(argv, key, out);
     if (child.pid < 0) return out;
+    const ActiveChild active(child.pid);
     const std::string report = pump(child, deadline, echo, out, on_progress);
     reap(child, deadline, out);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     out.output_tail = last_lines(out.output_tail, 12);
     parse_report(report, key, out);
     return out;
+}
+
+void stop_children_on_signals() {
+    struct sigaction action {};
+    action.sa_handler = stop_children_and_exit;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
 }
 
 PartResult interpret(const ChildOutcome& o, const std::string& part, double fallback_points, double timeout_s) {
@@ -528,10 +592,36 @@ double LabResult::pending_points() const {
 
 namespace {
 
+// One build at a time in a build tree: two builds at once (two graders, or the workers of `grader batch`)
+// would run two build tools on the same logs and shared targets. An exclusive flock on a file in the build
+// tree, held while building and while the build tool is asked for an object's headers; "" locks nothing.
+class BuildTreeLock {
+public:
+    explicit BuildTreeLock(const std::string& build_dir) {
+        if (build_dir.empty()) return;
+        fd_ = open((build_dir + "/.grader-build.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd_ < 0) return;  // a read-only build tree: nothing is built there either
+        if (flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+        if (isatty(2) != 0) std::fprintf(stderr, "  waiting for another build in %s ...\r", build_dir.c_str());
+        while (flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+        }
+        if (isatty(2) != 0) std::fprintf(stderr, "\033[2K\r");
+    }
+    ~BuildTreeLock() {
+        if (fd_ >= 0) close(fd_);  // closing releases the lock
+    }
+    BuildTreeLock(const BuildTreeLock&) = delete;
+    BuildTreeLock& operator=(const BuildTreeLock&) = delete;
+
+private:
+    int fd_ = -1;
+};
+
 // Builds with `command`; on failure returns the reason with the compiler's first error lines.
-std::string build(const std::vector<std::string>& command, const std::string& what, const GradeOptions& opts,
-                  std::string& tail, double* seconds = nullptr) {
+std::string build(const std::vector<std::string>& command, const std::string& build_dir, const std::string& what,
+                  const GradeOptions& opts, std::string& tail, double* seconds = nullptr) {
     if (!opts.build || command.empty()) return "";
+    const BuildTreeLock lock(build_dir);
     // On a terminal, say what is being built while it builds (minutes on a small machine); elsewhere stay quiet.
     const bool terminal = isatty(2) != 0 && !opts.verbose;
     if (terminal) std::fprintf(stderr, "  building %s ...\r", what.c_str());
@@ -572,6 +662,7 @@ std::string check_code_policy(const LabEntry& lab, const std::vector<std::string
     std::vector<std::string> defined;
     std::string problems;
     std::size_t count = 0;
+    const BuildTreeLock lock(lab.deps_command.empty() ? "" : lab.build_dir);  // the build tool's logs are read
     for (std::string object : objects) {
         // The build tool knows the object by its path inside the build tree.
         if (!lab.build_dir.empty() && object.rfind(lab.build_dir + "/", 0) == 0) object.erase(0, lab.build_dir.size() + 1);
@@ -686,7 +777,7 @@ LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
                                  : submission ? lab.submission_dir + "/answers.toml"
                                               : lab.answers_student;
         std::string tail;
-        std::string failure = build(lab.build_answers, "the answer key of lab " + lab.id, opts, tail);
+        std::string failure = build(lab.build_answers, lab.build_dir, "the answer key of lab " + lab.id, opts, tail);
         PartResult part;
         if (failure.empty()) {
             std::vector<std::string> argv = lab.runner_answers;
@@ -723,7 +814,7 @@ LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
         } else {
             std::string tail, own_symbols;
             double build_seconds = 0;
-            part.failure = build(build_cmd, label, opts, tail, &build_seconds);
+            part.failure = build(build_cmd, lab.build_dir, label, opts, tail, &build_seconds);
             if (part.failure.empty() && opts.build) {
                 std::string files;
                 for (const std::string& f : lab.student_files)

@@ -4,12 +4,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <sstream>
 
-namespace gpulab::grader {
-namespace {
+#ifndef LABS_GRADER_VERSION
+#define LABS_GRADER_VERSION "unknown"
+#endif
 
-std::string pts(double v) {
+namespace gpulab::grader {
+
+std::string format_points(double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.2f", v);
     std::string s = buf;  // at most two decimals, trailing zeros dropped: 5, 1.25, 2.5
@@ -17,6 +21,26 @@ std::string pts(double v) {
     if (s.back() == '.') s.pop_back();
     return s;
 }
+
+std::string csv_field(const std::string& f) {
+    if (f.find_first_of(",\"\n\r") == std::string::npos) return f;
+    std::string o = "\"";
+    for (char c : f) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return o + "\"";
+}
+
+std::string utc_now_iso8601() {
+    const std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+std::string grader_version() { return LABS_GRADER_VERSION; }
+
+namespace {
+
+std::string pts(double v) { return format_points(v); }
 
 std::string xml_escape(const std::string& s) {
     std::string o;
@@ -157,12 +181,7 @@ nlohmann::json to_json(const RunReport& r) {
 }
 
 std::string to_csv(const RunReport& r) {
-    auto q = [](const std::string& f) {
-        if (f.find_first_of(",\"\n") == std::string::npos) return f;
-        std::string o = "\"";
-        for (char c : f) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-        return o + "\"";
-    };
+    const auto q = csv_field;
     std::ostringstream x;
     const std::string student = r.student.is_object() ? r.student.value("id", "") : "";
     // An exercise case's values, e.g. "tile: m=96 n=80" (the gradebook keeps each student's own case).

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -51,65 +52,131 @@ void to_json(nlohmann::json& j, const StagedSubmission& s) {
                        {"missing", s.missing}, {"ignored", s.ignored}, {"extra_files", s.extra}};
 }
 
-StagedSubmission stage_submission(const std::string& path, const Registry& registry, const std::vector<LabEntry>& labs) {
-    StagedSubmission s;
-    s.path = path;
+namespace {
+
+// A submission opened for reading: its files under `root` (for an archive or a git repository, a scratch
+// folder that is removed with this object).
+struct OpenedSubmission {
+    fs::path root;
+    std::string source;  // "directory", "archive", or "git HEAD <commit>"
+    std::string error;   // why it cannot be read ("" when it can)
+    fs::path scratch;
+    OpenedSubmission() = default;
+    OpenedSubmission(const OpenedSubmission&) = delete;
+    OpenedSubmission& operator=(const OpenedSubmission&) = delete;
+    ~OpenedSubmission() {
+        std::error_code e;
+        if (!scratch.empty()) fs::remove_all(scratch, e);
+    }
+};
+
+void open_submission(const std::string& path, OpenedSubmission& o) {
     std::error_code ec;
     if (!fs::exists(path, ec)) {
-        s.error = "the submission " + path + " does not exist";
-        return s;
+        o.error = "the submission " + path + " does not exist";
+        return;
     }
     // Unpack what is not a plain directory into a scratch folder.
-    fs::path root = path;
+    o.root = path;
     char scratch_template[] = "/tmp/grader-submission-XXXXXX";
     const bool needs_scratch = !fs::is_directory(path) || fs::exists(fs::path(path) / ".git");
-    fs::path scratch;
-    struct Cleanup {
-        fs::path& dir;
-        ~Cleanup() {
-            std::error_code e;
-            if (!dir.empty()) fs::remove_all(dir, e);
-        }
-    } cleanup{scratch};
     if (needs_scratch) {
         if (mkdtemp(scratch_template) == nullptr) {
-            s.error = "cannot create a scratch folder";
-            return s;
+            o.error = "cannot create a scratch folder";
+            return;
         }
-        scratch = scratch_template;
-        root = scratch;
+        o.scratch = scratch_template;
+        o.root = o.scratch;
     }
     std::string problem;
     if (fs::is_directory(path) && fs::exists(fs::path(path) / ".git")) {
         std::string head;
         problem = run({"git", "-C", path, "rev-parse", "HEAD"}, &head);
         if (problem.empty()) {
-            s.source = "git HEAD " + head.substr(0, head.find_first_of(" \n"));
+            o.source = "git HEAD " + head.substr(0, head.find_first_of(" \n"));
             problem = run({"sh", "-c", "git -C \"$1\" archive --format=tar HEAD | tar -x -C \"$2\"", "sh", path,
-                           scratch.string()});
+                           o.scratch.string()});
         }
     } else if (fs::is_directory(path)) {
-        s.source = "directory";
+        o.source = "directory";
     } else if (ends_with(path, ".zip")) {
-        s.source = "archive";
-        problem = run({"python3", "-m", "zipfile", "-e", path, scratch.string()});
+        o.source = "archive";
+        problem = run({"python3", "-m", "zipfile", "-e", path, o.scratch.string()});
     } else if (ends_with(path, ".tar") || ends_with(path, ".tar.gz") || ends_with(path, ".tgz") ||
                ends_with(path, ".tar.xz") || ends_with(path, ".tar.bz2")) {
-        s.source = "archive";
-        problem = run({"tar", "-xf", path, "-C", scratch.string()});
+        o.source = "archive";
+        problem = run({"tar", "-xf", path, "-C", o.scratch.string()});
     } else {
         problem = "not a directory, a git repository or an archive (.tar, .tar.gz, .tgz, .tar.xz, .zip)";
     }
     if (!problem.empty()) {
-        s.error = "cannot read the submission " + path + ": " + problem;
-        return s;
+        o.error = "cannot read the submission " + path + ": " + problem;
+        return;
     }
     // An archive of one folder (student.tar.gz → student/labs/...): grade what is inside it.
-    if (!fs::exists(root / "labs")) {
+    if (!fs::exists(o.root / "labs")) {
         std::vector<fs::path> entries;
-        for (const auto& e : fs::directory_iterator(root)) entries.push_back(e.path());
-        if (entries.size() == 1 && fs::is_directory(entries.front())) root = entries.front();
+        for (const auto& e : fs::directory_iterator(o.root)) entries.push_back(e.path());
+        if (entries.size() == 1 && fs::is_directory(entries.front())) o.root = entries.front();
     }
+}
+
+// The files of @p labs a submission is graded on: each lab's editable files and answers.toml.
+std::vector<std::string> graded_files(const std::vector<LabEntry>& labs) {
+    std::vector<std::string> files;
+    for (const LabEntry& lab : labs) {
+        files.insert(files.end(), lab.student_files.begin(), lab.student_files.end());
+        files.push_back(lab.dir + "/answers.toml");
+    }
+    return files;
+}
+
+}  // namespace
+
+StagedSubmission inspect_submission(const std::string& path, const std::vector<LabEntry>& labs) {
+    StagedSubmission s;
+    s.path = path;
+    OpenedSubmission o;
+    open_submission(path, o);
+    s.source = o.source;
+    s.error = o.error;
+    if (!s.error.empty()) return s;
+    std::error_code ec;
+    for (const std::string& rel : graded_files(labs)) {
+        const fs::path from = o.root / rel;
+        if (fs::is_regular_file(from)) s.used.push_back({{"file", rel}, {"bytes", fs::file_size(from, ec)}, {"sha256", sha256_of(from)}});
+        else s.missing.push_back(rel);
+    }
+    return s;
+}
+
+std::string content_hash(const nlohmann::json& used, const nlohmann::json& missing) {
+    std::vector<std::string> lines;
+    for (const auto& u : used) lines.push_back(u.at("file").get<std::string>() + "\t" + u.at("sha256").get<std::string>());
+    for (const auto& m : missing) lines.push_back(m.get<std::string>() + "\tmissing");
+    std::sort(lines.begin(), lines.end());
+    std::string text;
+    for (const std::string& l : lines) text += l + "\n";
+    char path[] = "/tmp/grader-content-XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) return "";
+    const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    close(fd);
+    const std::string hash = written ? sha256_of(path) : "";
+    std::remove(path);
+    return hash;
+}
+
+StagedSubmission stage_submission(const std::string& path, const Registry& registry, const std::vector<LabEntry>& labs) {
+    StagedSubmission s;
+    s.path = path;
+    std::error_code ec;
+    OpenedSubmission o;
+    open_submission(path, o);
+    s.source = o.source;
+    s.error = o.error;
+    if (!s.error.empty()) return s;
+    const fs::path root = o.root;
 
     // The editable files of every lab (graded or not) are the submission; of those, the graded labs'
     // are staged.

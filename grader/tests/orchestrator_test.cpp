@@ -1,4 +1,10 @@
 // The grader survives every way a lab can fail, reports each with a clear reason, and goes on.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -298,4 +304,75 @@ TEST_CASE("Usage errors exit 2 with a one-line message", "[orchestrator][e2e]") 
     CHECK(WEXITSTATUS(status) == 3);  // a grader error: the registry is missing
     const int bad = std::system((std::string(GRADER_EXE) + " --timeout -1 > /dev/null 2>&1").c_str());
     CHECK(WEXITSTATUS(bad) == 2);
+}
+
+namespace {
+
+// The pid of @p parent's first child whose command line contains @p name; 0 while there is none.
+pid_t child_named(pid_t parent, const std::string& name) {
+    std::ifstream children("/proc/" + std::to_string(parent) + "/task/" + std::to_string(parent) + "/children");
+    for (pid_t pid; children >> pid;) {
+        std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
+        const std::string text((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+        if (contains(text, name)) return pid;
+    }
+    return 0;
+}
+
+// Whether @p pid still runs (a zombie waiting for a reaper does not).
+bool running(pid_t pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string pid_field, comm, state;
+    if (!(stat >> pid_field >> comm >> state)) return false;
+    return state != "Z" && state != "X";
+}
+
+}  // namespace
+
+TEST_CASE("A grader stopped by a signal leaves no lab process running", "[orchestrator][e2e]") {
+    // SIGTERM (a scheduler, `grader batch`'s time limit, Ctrl-C's SIGINT alike): the whole process group of
+    // the running lab is stopped, a grandchild too. SIGKILL: the lab process dies with the grader.
+    for (const auto& [sig, behave] : {std::pair{SIGTERM, "hang_group"}, std::pair{SIGKILL, "hang"}}) {
+        const auto dir = std::filesystem::temp_directory_path() /
+                         ("grader-signal-" + std::to_string(::getpid()) + "-" + std::to_string(sig));
+        std::filesystem::create_directories(dir);
+        const nlohmann::json labs = nlohmann::json::array(
+            {{{"id", "01"}, {"name", "hangs"}, {"runner_student", {FAKE_RUNNER, "--behave", behave}}, {"code_points", 20}}});
+        std::ofstream(dir / "labs.json") << nlohmann::json{{"labs", labs}}.dump();
+        const std::string registry = (dir / "labs.json").string();
+        const pid_t grader = fork();
+        if (grader == 0) {
+            std::freopen("/dev/null", "w", stdout);
+            std::freopen("/dev/null", "w", stderr);
+            execl(GRADER_EXE, GRADER_EXE, "--registry", registry.c_str(), "--no-build", "--no-ceilings", "--only", "code",
+                  "--timeout", "60", static_cast<char*>(nullptr));
+            _exit(127);
+        }
+        REQUIRE(grader > 0);
+        pid_t runner = 0;
+        for (int i = 0; i < 200 && runner == 0; ++i) {
+            runner = child_named(grader, "grader_fake_runner");
+            if (runner == 0) usleep(50 * 1000);
+        }
+        REQUIRE(runner > 0);
+        usleep(200 * 1000);  // let hang_group fork its grandchild
+        pid_t grandchild = child_named(runner, "grader_fake_runner");
+        kill(grader, sig);
+        int status = 0;
+        waitpid(grader, &status, 0);
+        CHECK(WIFSIGNALED(status));
+        bool gone = false;
+        for (int i = 0; i < 100 && !gone; ++i) {
+            gone = !running(runner) && (grandchild == 0 || !running(grandchild));
+            if (!gone) usleep(50 * 1000);
+        }
+        INFO("signal " << sig << ", runner " << runner << ", grandchild " << grandchild);
+        CHECK(gone);
+        if (sig == SIGTERM) CHECK(grandchild > 0);
+        if (!gone) {
+            kill(runner, SIGKILL);
+            if (grandchild > 0) kill(grandchild, SIGKILL);
+        }
+        std::filesystem::remove_all(dir);
+    }
 }

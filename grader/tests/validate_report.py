@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Validates a grader JSON report against docs/report-schema.json: validate_report.py SCHEMA REPORT."""
+"""Validates a JSON document against its schema: a grader report against docs/report-schema.json, a
+gradebook against docs/gradebook-schema.json. validate_report.py SCHEMA DOCUMENT."""
 import json
 import sys
 

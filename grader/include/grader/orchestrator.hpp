@@ -90,6 +90,14 @@ struct ChildOutcome {
 [[nodiscard]] ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, bool echo = false,
                                      const std::function<void(const std::string&)>& on_progress = {});
 
+/**
+ * @brief Makes SIGINT and SIGTERM stop the children run_child() is running (each one's whole process group:
+ * SIGTERM, then SIGKILL after 3 s) before the process ends as the signal says. A grader stopped by Ctrl-C,
+ * by `grader batch`'s time limit or by a scheduler leaves no lab process behind; one killed outright
+ * (SIGKILL) takes its direct children with it too (they are started with a parent-death signal).
+ */
+void stop_children_on_signals();
+
 /** @brief The non-empty lines of @p text (a tool's output, a list written one item per line). */
 [[nodiscard]] std::vector<std::string> split_lines(const std::string& text);
 

@@ -18,6 +18,18 @@ namespace gpulab::grader {
 /** @brief Version of the JSON report format; bumped on any incompatible change. */
 inline constexpr int kReportSchemaVersion = 2;
 
+/** @brief The grader's version (the project's, from CMake), as `grader --version` and the gradebook give it. */
+[[nodiscard]] std::string grader_version();
+
+/** @brief Points as the reports write them: at most two decimals, trailing zeros dropped (5, 1.25, 2.5). */
+[[nodiscard]] std::string format_points(double points);
+
+/** @brief One CSV field, quoted as RFC 4180 says when it holds a comma, a quote or a line break. */
+[[nodiscard]] std::string csv_field(const std::string& field);
+
+/** @brief Now, in UTC, as ISO 8601 ("2026-11-30T14:05:09Z"). */
+[[nodiscard]] std::string utc_now_iso8601();
+
 /** @brief Everything a grading run produced. */
 struct RunReport {
     std::string implementation;     ///< whose code: "student", "solution" or "submission"

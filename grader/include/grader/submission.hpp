@@ -45,4 +45,22 @@ void to_json(nlohmann::json& j, const StagedSubmission& s);
 [[nodiscard]] StagedSubmission stage_submission(const std::string& path, const Registry& registry,
                                                 const std::vector<LabEntry>& labs);
 
+/**
+ * @brief What @p path would stage for @p labs, without staging it: the submission is read (an archive
+ * unpacked, a git repository's HEAD taken) and each graded file hashed. Fills `path`, `source`, `used`,
+ * `missing` and `error` as stage_submission() does; `ignored` and `extra` stay empty.
+ * @param path the submission
+ * @param labs the labs whose editable files and answers.toml are looked at
+ */
+[[nodiscard]] StagedSubmission inspect_submission(const std::string& path, const std::vector<LabEntry>& labs);
+
+/**
+ * @brief One SHA-256 over what a submission is graded on: each graded file's name and SHA-256, and the
+ * names of the missing ones (graded as templates), in a canonical order. Equal hashes: the same files.
+ * @param used    `used` as StagedSubmission (and the report's "submission" member) holds it
+ * @param missing `missing` likewise
+ * @return 64 hex digits ("" when it could not be computed)
+ */
+[[nodiscard]] std::string content_hash(const nlohmann::json& used, const nlohmann::json& missing);
+
 }  // namespace gpulab::grader

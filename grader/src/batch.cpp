@@ -1,0 +1,874 @@
+// `grader batch`: a class graded by parallel workers, each submission by a child `grader --submission`.
+#include "grader/batch.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "grader/lab.hpp"
+#include "grader/report.hpp"
+#include "grader/submission.hpp"
+
+extern char** environ;
+
+namespace gpulab::grader {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr int kExitUsage = 2;
+constexpr int kExitGraderError = 3;
+constexpr int kExitStopped = 130;
+
+// The archive names stage_submission() reads, longest first so that ".tar.gz" wins over ".gz".
+constexpr const char* kArchiveExtensions[] = {".tar.gz", ".tar.xz", ".tar.bz2", ".tgz", ".tar", ".zip"};
+
+// The order flags are listed in, and the one place their names are spelled.
+constexpr const char* kFlagOrder[] = {"TAMPERED", "POLICY", "COMPILE_ERROR", "HUNG", "SUSPICIOUS", "ANSWERS_SYNTAX", "ERROR"};
+
+bool starts_with(const std::string& s, const std::string& head) { return s.rfind(head, 0) == 0; }
+
+bool ends_with(const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// A failure's first line and, when the lines below it give details (the compiler's first error, the
+// policy's first violation), the first of those: "did not compile: vector_add.cu:3:10: fatal error: ...".
+std::string with_first_detail(const std::string& s) {
+    const std::size_t end = s.find('\n');
+    if (end == std::string::npos) return s;
+    std::string detail = first_line(s.substr(end + 1));
+    detail.erase(0, detail.find_first_not_of(" \t"));
+    std::string head = s.substr(0, end);
+    while (!head.empty() && (head.back() == ':' || head.back() == ' ')) head.pop_back();
+    return detail.empty() ? head : head + ": " + detail;
+}
+
+std::string archive_extension(const std::string& name) {
+    for (const char* ext : kArchiveExtensions)
+        if (ends_with(name, ext) && name.size() > std::strlen(ext)) return ext;
+    return "";
+}
+
+// Writes @p text to @p path so that a reader (or a resumed batch) sees the old file or the new one, never
+// half of one: a temporary file beside it, then a rename.
+void write_atomically(const fs::path& path, const std::string& text) {
+    const fs::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        f << text;
+        f.flush();
+        if (!f) throw std::runtime_error("cannot write " + tmp.string());
+    }
+    fs::rename(tmp, path);
+}
+
+std::optional<nlohmann::json> read_json(const fs::path& path) {
+    std::ifstream f(path);
+    if (!f) return std::nullopt;
+    try {
+        return nlohmann::json::parse(f);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+std::string format_duration(double seconds) {
+    const long s = std::lround(std::max(0.0, seconds));
+    char buf[32];
+    if (s >= 3600) std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, (s / 60) % 60);
+    else if (s >= 60) std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
+    else std::snprintf(buf, sizeof buf, "%lds", s);
+    return buf;
+}
+
+// A frozen file of the course whose edit a student could hope would change a grade: the labs' sources,
+// checks and CMake, the grader, the common code, the data sets and the build files (not handouts or
+// figures, nor class.toml, where the student writes their id).
+bool grading_file(const std::string& rel) {
+    if (ends_with(rel, ".md") || ends_with(rel, ".svg") || ends_with(rel, ".png")) return false;
+    for (const char* dir : {"labs/", "grader/", "common/", "datasets/", "solutions/"})
+        if (starts_with(rel, dir)) return true;
+    return rel == "CMakeLists.txt" || rel == "CMakePresets.json";
+}
+
+// ----- the child grader ---------------------------------------------------------------------------------
+
+// Set by SIGINT/SIGTERM: the workers stop their graders and record nothing more.
+std::atomic<bool> g_stop{false};
+
+void on_stop_signal(int sig) {
+    if (g_stop.exchange(true)) {  // a second Ctrl-C: go now (the graders get their parent-death signal)
+        std::signal(sig, SIG_DFL);
+        raise(sig);
+    }
+}
+
+struct ChildRun {
+    int exit_code = -1;        // when it exited
+    int signal = 0;            // the signal that ended it
+    bool timed_out = false;    // stopped at the time limit
+    bool stopped = false;      // stopped because the batch is stopping
+    std::string spawn_error;   // it could not be started
+    double seconds = 0;
+};
+
+// Runs a grader in its own process group, its output to @p log_path, with CUDA_VISIBLE_DEVICES=@p gpu when
+// @p gpu is not empty. At the time limit, or when the batch stops, it gets SIGTERM (it stops its own lab
+// processes: stop_children_on_signals) and SIGKILL 10 s later. It gets SIGTERM too if this thread dies.
+ChildRun run_grader(const std::vector<std::string>& argv, const std::string& gpu, const fs::path& log_path,
+                    double timeout_s) {
+    ChildRun r;
+    // Everything the child needs is made before fork: after it, in a threaded process, only
+    // async-signal-safe calls.
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e != nullptr; ++e)
+        if (gpu.empty() || !starts_with(*e, "CUDA_VISIBLE_DEVICES=")) env_strings.emplace_back(*e);
+    if (!gpu.empty()) env_strings.push_back("CUDA_VISIBLE_DEVICES=" + gpu);
+    std::vector<char*> envp, args;
+    for (std::string& s : env_strings) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    std::vector<std::string> argv_copy = argv;
+    for (std::string& a : argv_copy) args.push_back(a.data());
+    args.push_back(nullptr);
+    const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int status_pipe[2];
+    if (log < 0 || devnull < 0 || pipe2(status_pipe, O_CLOEXEC) != 0) {
+        r.spawn_error = "cannot open " + log_path.string() + ": " + std::strerror(errno);
+        if (log >= 0) close(log);
+        if (devnull >= 0) close(devnull);
+        return r;
+    }
+    const pid_t parent = getpid();
+    const auto start = std::chrono::steady_clock::now();
+    const pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent) _exit(127);
+        dup2(devnull, 0);
+        dup2(log, 1);
+        dup2(log, 2);
+        // Another worker's pipes, open while this one forked, must not live on in this grader: their
+        // reader would wait for an end of file that never comes.
+        for (int fd = 3; fd < 1024; ++fd)
+            if (fd != status_pipe[1]) close(fd);
+        execve(args[0], args.data(), envp.data());
+        const int err = errno;
+        (void)!write(status_pipe[1], &err, sizeof err);
+        _exit(127);
+    }
+    close(log);
+    close(devnull);
+    close(status_pipe[1]);
+    if (pid < 0) {
+        r.spawn_error = std::string("fork failed: ") + std::strerror(errno);
+        close(status_pipe[0]);
+        return r;
+    }
+    setpgid(pid, pid);
+    int exec_errno = 0;
+    if (read(status_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno)
+        r.spawn_error = "cannot run " + argv[0] + ": " + std::strerror(exec_errno);
+    close(status_pipe[0]);
+
+    const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                      std::chrono::duration<double>(timeout_s));
+    std::optional<std::chrono::steady_clock::time_point> kill_at;  // SIGTERM sent: SIGKILL then
+    int status = 0;
+    for (;;) {
+        const pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR)) break;
+        const auto now = std::chrono::steady_clock::now();
+        if (!kill_at && (now >= deadline || g_stop.load())) {
+            (now >= deadline ? r.timed_out : r.stopped) = true;
+            kill(-pid, SIGTERM);
+            kill_at = now + std::chrono::seconds(10);
+        } else if (kill_at && now >= *kill_at) {
+            kill(-pid, SIGKILL);
+            kill_at = now + std::chrono::hours(24);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    kill(-pid, SIGKILL);  // whatever of its group is left
+    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return r;
+}
+
+// The last line the grader wrote that says what went wrong ("grader: ..."), else its last lines.
+std::string grader_complaint(const fs::path& log_path) {
+    std::ifstream f(log_path);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(f, line);)
+        if (!line.empty()) lines.push_back(line);
+    for (auto it = lines.rbegin(); it != lines.rend(); ++it)
+        if (starts_with(*it, "grader: ")) return it->substr(8);
+    std::string tail;
+    for (std::size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i)
+        tail += (tail.empty() ? "" : " | ") + lines[i];
+    return tail.empty() ? "no output" : tail;
+}
+
+// ----- progress on the terminal -------------------------------------------------------------------------
+
+class Progress {
+public:
+    Progress(std::size_t total, std::vector<std::string> gpus, int workers)
+        : total_(total), terminal_(isatty(2) != 0), workers_(static_cast<std::size_t>(workers)), start_(clock::now()) {
+        for (int k = 0; k < workers; ++k)
+            workers_[static_cast<std::size_t>(k)].gpu = gpus.empty() ? "" : gpus[static_cast<std::size_t>(k)];
+    }
+
+    void started(int worker, const std::string& student) {
+        const std::lock_guard lock(m_);
+        workers_.at(static_cast<std::size_t>(worker)).student = student;
+        workers_.at(static_cast<std::size_t>(worker)).since = clock::now();
+        redraw_locked();
+    }
+
+    void finished(int worker, const BatchResult& r, bool skipped, const std::vector<Flag>& flags) {
+        const std::lock_guard lock(m_);
+        workers_.at(static_cast<std::size_t>(worker)).student.clear();
+        ++done_;
+        std::string line = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] " + r.entry.student + ": ";
+        if (skipped) {
+            ++skipped_;
+            line += "unchanged since its report, not graded again";
+        } else {
+            seconds_.push_back(r.seconds);
+            if (r.outcome == "graded") {
+                const nlohmann::json& t = r.report.at("totals");
+                line += format_points(t.value("points", 0.0)) + "/" + format_points(t.value("max_points", 0.0)) + " points";
+                if (t.value("pending_points", 0.0) > 0) line += " (" + format_points(t.value("pending_points", 0.0)) + " pending a GPU)";
+            } else {
+                line += r.outcome == "hung" ? "HUNG" : "ERROR";
+                ++(r.outcome == "hung" ? hung_ : errors_);
+            }
+            line += " in " + format_duration(r.seconds) + " (worker " + std::to_string(worker) +
+                    (r.gpu.empty() ? "" : ", GPU " + r.gpu) + ")";
+        }
+        std::string names;
+        for (const Flag& f : flags)
+            if (!contains(names, f.name)) names += " " + f.name;
+        if (!names.empty()) line += "; flags:" + names;
+        if (done_ < total_) line += "; " + eta_locked();
+        clear_locked();
+        std::cerr << line << "\n";
+        redraw_locked();
+    }
+
+    // Redraws the status lines every second on a terminal, until stop().
+    void tick() {
+        const std::lock_guard lock(m_);
+        redraw_locked();
+    }
+
+    void finish() {
+        const std::lock_guard lock(m_);
+        clear_locked();
+    }
+
+    // After the workers: what was done, for the last lines.
+    [[nodiscard]] std::string summary() const {
+        return std::to_string(done_ - skipped_) + " done now, " + std::to_string(skipped_) +
+               " unchanged since their results (not graded again); of those done now " + std::to_string(hung_) +
+               " HUNG, " + std::to_string(errors_) + " ERROR (no report)";
+    }
+
+private:
+    using clock = std::chrono::steady_clock;
+    struct Worker {
+        std::string gpu, student;
+        clock::time_point since;
+    };
+
+    std::string eta_locked() const {
+        const std::size_t left = total_ - done_;
+        if (left == 0) return "done";
+        if (seconds_.empty()) return "ETA after the first submission";
+        double mean = 0;
+        for (double s : seconds_) mean += s;
+        mean /= static_cast<double>(seconds_.size());
+        return "ETA " + format_duration(mean * static_cast<double>(left) / static_cast<double>(workers_.size()));
+    }
+
+    void clear_locked() {
+        if (!terminal_ || drawn_ == 0) return;
+        for (std::size_t i = 0; i < drawn_; ++i) std::cerr << "\033[1A\033[2K";
+        std::cerr << "\r" << std::flush;
+        drawn_ = 0;
+    }
+
+    void redraw_locked() {
+        if (!terminal_) return;
+        clear_locked();
+        std::cerr << "  " << done_ << "/" << total_ << " done (" << skipped_ << " unchanged, " << hung_ << " HUNG, "
+                  << errors_ << " ERROR), " << format_duration(std::chrono::duration<double>(clock::now() - start_).count())
+                  << " so far, " << eta_locked() << "\n";
+        for (std::size_t k = 0; k < workers_.size(); ++k) {
+            const Worker& w = workers_[k];
+            std::cerr << "  worker " << k << (w.gpu.empty() ? "" : " (GPU " + w.gpu + ")") << ": "
+                      << (w.student.empty() ? "idle"
+                                            : w.student + " for " + format_duration(std::chrono::duration<double>(clock::now() - w.since).count()))
+                      << "\n";
+        }
+        std::cerr << std::flush;
+        drawn_ = workers_.size() + 1;
+    }
+
+    std::mutex m_;
+    std::size_t total_, done_ = 0, skipped_ = 0, hung_ = 0, errors_ = 0, drawn_ = 0;
+    bool terminal_;
+    std::vector<Worker> workers_;
+    std::vector<double> seconds_;
+    clock::time_point start_;
+};
+
+// ----- GPUs ---------------------------------------------------------------------------------------------
+
+std::vector<std::string> split_commas(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream in(s);
+    for (std::string item; std::getline(in, item, ',');) {
+        item.erase(0, item.find_first_not_of(" \t"));
+        item.erase(item.find_last_not_of(" \t") + 1);
+        if (!item.empty()) out.push_back(item);
+    }
+    return out;
+}
+
+// The GPUs this process may use, as CUDA_VISIBLE_DEVICES values: the ones it already names (a scheduler's
+// allocation), else every GPU nvidia-smi lists; none without a driver.
+std::vector<std::string> visible_gpus() {
+    if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"); v != nullptr) {
+        std::vector<std::string> gpus = split_commas(v);
+        if (!gpus.empty() && gpus.front() == "-1") gpus.clear();
+        return gpus;
+    }
+    const ChildOutcome o = run_child({"nvidia-smi", "--query-gpu=index", "--format=csv,noheader"}, 30);
+    if (o.spawn_failed || o.timed_out || o.exit_code != 0) return {};
+    std::vector<std::string> gpus;
+    for (const std::string& line : split_lines(o.output))
+        if (line.find_first_not_of("0123456789 ") == std::string::npos) gpus.push_back(split_commas(line).front());
+    return gpus;
+}
+
+// ----- records ------------------------------------------------------------------------------------------
+
+// What a result depends on besides the files: a record made under other settings is not reused.
+nlohmann::json settings_of(const BatchOptions& o, std::uint64_t seed, const std::vector<LabEntry>& labs) {
+    nlohmann::json ids = nlohmann::json::array();
+    for (const LabEntry& l : labs) ids.push_back(l.id);
+    return {{"seed", seed},       {"labs", ids},        {"only", o.only},
+            {"course_seed", o.course_seed}, {"retry_invalid", o.retry_invalid}, {"ceilings", !o.no_ceilings},
+            {"grader_version", grader_version()}};
+}
+
+// The content hash of what a submission would be graded on now; for one that cannot be read (a broken
+// archive), the hash of the file itself, so that an unchanged broken archive is not graded again either.
+std::string current_hash(const BatchEntry& e, const std::vector<LabEntry>& labs) {
+    const StagedSubmission s = inspect_submission(e.path, labs);
+    if (s.error.empty()) return content_hash(s.used, s.missing);
+    if (!fs::is_regular_file(e.path)) return "";
+    const ChildOutcome o = run_child({"sha256sum", e.path}, 300);
+    return o.exit_code == 0 ? "file:" + o.output.substr(0, o.output.find(' ')) : "";
+}
+
+// The per-student folder's files, relative to the output folder.
+struct StudentFiles {
+    fs::path dir;
+    std::string rel;
+    fs::path report() const { return dir / "report.json"; }
+    fs::path junit() const { return dir / "report.xml"; }
+    fs::path log() const { return dir / "grader.log"; }
+    fs::path record() const { return dir / "record.json"; }
+};
+
+StudentFiles files_of(const fs::path& out, const std::string& student) {
+    return {out / "students" / student, "students/" + student};
+}
+
+nlohmann::json record_json(const BatchResult& r, const nlohmann::json& settings) {
+    return {{"student", r.entry.student}, {"submission", r.entry.path}, {"settings", settings},
+            {"content_hash", r.content_hash}, {"outcome", r.outcome}, {"error", r.error}, {"seconds", r.seconds},
+            {"worker", r.worker}, {"gpu", r.gpu}, {"finished_at", utc_now_iso8601()}};
+}
+
+// A finished result for @p e recorded under @p settings for files that hash to @p hash: reused by --resume.
+std::optional<BatchResult> reusable(const BatchEntry& e, const fs::path& out, const nlohmann::json& settings,
+                                    const std::string& hash) {
+    const StudentFiles f = files_of(out, e.student);
+    const auto record = read_json(f.record());
+    if (!record || hash.empty() || record->value("content_hash", "") != hash || record->value("settings", nlohmann::json()) != settings)
+        return std::nullopt;
+    BatchResult r;
+    r.entry = e;
+    r.outcome = record->value("outcome", "");
+    r.error = record->value("error", "");
+    r.content_hash = hash;
+    r.seconds = record->value("seconds", 0.0);
+    r.worker = record->value("worker", 0);
+    r.gpu = record->value("gpu", "");
+    r.log_file = f.rel + "/grader.log";
+    if (r.outcome == "graded") {
+        const auto report = read_json(f.report());
+        if (!report) return std::nullopt;
+        r.report = *report;
+        r.report_file = f.rel + "/report.json";
+        if (fs::exists(f.junit())) r.junit_file = f.rel + "/report.xml";
+    } else if (r.outcome != "hung" && r.outcome != "error") {
+        return std::nullopt;
+    }
+    return r;
+}
+
+// Grades one submission with a child grader (worker @p worker's registry and GPU) and records the result.
+// Returns nothing when the batch was stopped meanwhile: nothing is recorded then.
+std::optional<BatchResult> grade_one(const BatchEntry& e, const BatchOptions& o, std::uint64_t seed,
+                                     const std::vector<LabEntry>& labs, const fs::path& out, const fs::path& registry,
+                                     int worker, const std::string& gpu, const std::string& hash,
+                                     const nlohmann::json& settings) {
+    const StudentFiles f = files_of(out, e.student);
+    fs::create_directories(f.dir);
+    const fs::path partial_json = f.dir / "report.json.partial", partial_xml = f.dir / "report.xml.partial";
+    std::error_code ec;
+    fs::remove(partial_json, ec);
+    fs::remove(partial_xml, ec);
+    std::vector<std::string> argv = {o.grader_exe, "--registry", registry.string(), "--submission", e.path,
+                                     "--seed", std::to_string(seed), "--json", partial_json.string(),
+                                     "--junit", partial_xml.string(), "--no-color",
+                                     "--timeout", std::to_string(o.lab_timeout_s)};
+    if (o.only != "all") argv.insert(argv.end(), {"--only", o.only});
+    if (o.retry_invalid > 0) argv.insert(argv.end(), {"--retry-invalid", std::to_string(o.retry_invalid)});
+    if (o.no_ceilings) argv.push_back("--no-ceilings");
+    // Per-student exercise cases only where the course has a seed for them; else everyone answers the
+    // stated cases (docs/instructor.md).
+    if (o.course_seed != 0)
+        argv.insert(argv.end(), {"--student", e.student, "--course-seed", std::to_string(o.course_seed)});
+    for (const LabEntry& l : labs) argv.push_back(l.id);
+
+    const ChildRun run = run_grader(argv, gpu, f.log(), o.timeout_s);
+    if (run.stopped) {
+        fs::remove(partial_json, ec);
+        fs::remove(partial_xml, ec);
+        return std::nullopt;
+    }
+    BatchResult r;
+    r.entry = e;
+    r.seconds = run.seconds;
+    r.worker = worker;
+    r.gpu = gpu;
+    r.content_hash = hash;
+    r.log_file = f.rel + "/grader.log";
+    const auto report = run.spawn_error.empty() && !run.timed_out && (run.exit_code == 0 || run.exit_code == 1)
+                            ? read_json(partial_json)
+                            : std::nullopt;
+    if (report) {
+        r.outcome = "graded";
+        r.report = *report;
+        // The hash of what was graded (the files may have changed since they were looked at).
+        if (r.report.contains("submission"))
+            r.content_hash = content_hash(r.report["submission"].value("used", nlohmann::json::array()),
+                                          r.report["submission"].value("missing", nlohmann::json::array()));
+        fs::rename(partial_json, f.report());
+        r.report_file = f.rel + "/report.json";
+        if (fs::exists(partial_xml)) {
+            fs::rename(partial_xml, f.junit());
+            r.junit_file = f.rel + "/report.xml";
+        }
+    } else {
+        r.outcome = run.timed_out ? "hung" : "error";
+        r.error = run.timed_out ? "not graded within " + format_duration(o.timeout_s) + " (--timeout): stopped"
+                  : !run.spawn_error.empty() ? run.spawn_error
+                  : run.signal != 0          ? "the grader crashed: " + describe_signal(run.signal)
+                                             : "the grader exited with code " + std::to_string(run.exit_code) + ": " +
+                                                   grader_complaint(f.log());
+        for (const fs::path& p : {partial_json, partial_xml, f.report(), f.junit()}) fs::remove(p, ec);
+    }
+    write_atomically(f.record(), record_json(r, settings).dump(2) + "\n");
+    return r;
+}
+
+// The registry worker @p k's graders read: the course's, each lab's submission members replaced by its
+// slot @p k (its own staging folder and targets).
+void write_worker_registry(const nlohmann::json& registry, int k, const fs::path& path) {
+    nlohmann::json r = registry;
+    for (nlohmann::json& lab : r.at("labs")) {
+        const nlohmann::json& slot = lab.at("batch_slots").at(static_cast<std::size_t>(k));
+        for (const char* key : {"runner_submission", "build_submission", "objects_submission", "submission_dir"})
+            lab[key] = slot.at(key);
+        lab.erase("batch_slots");
+    }
+    write_atomically(path, r.dump(1) + "\n");
+}
+
+std::vector<Flag> flags_of(const BatchResult& r) {
+    std::vector<Flag> flags;
+    if (r.outcome == "graded") flags = report_flags(r.report);
+    else flags.push_back({r.outcome == "hung" ? "HUNG" : "ERROR", "", r.error});
+    return flags;
+}
+
+}  // namespace
+
+std::string student_id_of(const std::string& path) {
+    fs::path p = fs::path(path).lexically_normal();
+    if (p.filename().empty()) p = p.parent_path();
+    if (p.filename() == "." || p.filename() == "..") p = fs::absolute(p).lexically_normal();
+    std::string name = p.filename().string();
+    const std::string ext = archive_extension(name);
+    if (!ext.empty() && !fs::is_directory(path)) name.erase(name.size() - ext.size());
+    return name;
+}
+
+bool is_submission(const std::string& path) {
+    if (fs::is_directory(path)) return fs::exists(fs::path(path) / "labs") || fs::exists(fs::path(path) / ".git");
+    return !archive_extension(fs::path(path).filename().string()).empty();
+}
+
+std::vector<BatchEntry> find_submissions(const std::vector<std::string>& args, std::vector<std::string>& passed_over) {
+    std::vector<BatchEntry> entries;
+    const auto add = [&](const fs::path& p) { entries.push_back({student_id_of(p.string()), fs::absolute(p).lexically_normal().string()}); };
+    for (const std::string& arg : args) {
+        if (!fs::exists(arg)) throw std::invalid_argument("no submission or folder " + arg);
+        if (is_submission(arg) || !fs::is_directory(arg)) {
+            add(arg);
+            continue;
+        }
+        std::vector<fs::path> children;
+        for (const auto& d : fs::directory_iterator(arg)) children.push_back(d.path());
+        std::sort(children.begin(), children.end());
+        for (const fs::path& c : children) {
+            const std::string name = c.filename().string();
+            if (starts_with(name, ".")) continue;
+            if (fs::is_directory(c) || !archive_extension(name).empty()) add(c);
+            else passed_over.push_back(c.string());
+        }
+    }
+    std::sort(entries.begin(), entries.end(), [](const BatchEntry& a, const BatchEntry& b) { return a.student < b.student; });
+    for (std::size_t i = 1; i < entries.size(); ++i)
+        if (entries[i].student == entries[i - 1].student)
+            throw std::invalid_argument("two submissions of student '" + entries[i].student + "': " + entries[i - 1].path +
+                                        " and " + entries[i].path + " (the id is the folder's or the archive's name)");
+    if (entries.empty()) throw std::invalid_argument("no submissions found (folders or archives)");
+    return entries;
+}
+
+std::vector<Flag> report_flags(const nlohmann::json& report) {
+    std::vector<Flag> flags;
+    const auto add = [&](const char* name, const std::string& lab, const std::string& why) {
+        for (const Flag& f : flags)
+            if (f.name == name && f.lab == lab) return;  // one per lab and flag: the first reason
+        flags.push_back({name, lab, why});
+    };
+    for (const nlohmann::json& lab : report.value("labs", nlohmann::json::array())) {
+        const std::string id = lab.value("id", "");
+        for (const nlohmann::json& f : lab.value("failures", nlohmann::json::array())) {
+            // A part's failure reads "code: <why>" or "answers: <why>", as grade_lab writes it.
+            const std::string text = f.get<std::string>();
+            const std::string why = text.substr(text.find(": ") == std::string::npos ? 0 : text.find(": ") + 2);
+            if (starts_with(why, "TAMPERED")) add("TAMPERED", id, first_line(why));
+            if (starts_with(text, "code: code policy:")) add("POLICY", id, with_first_detail(why));
+            if (starts_with(text, "code: ") && (contains(first_line(why), " did not compile") ||
+                                                contains(first_line(why), " compiled but did not link")))
+                add("COMPILE_ERROR", id, with_first_detail(why));
+            if (starts_with(why, "hung:")) add("HUNG", id, first_line(why));
+        }
+        for (const nlohmann::json& c : lab.value("checks", nlohmann::json::array())) {
+            const std::string status = c.value("status", "");
+            if (status == "tampered") add("TAMPERED", id, c.value("id", "") + ": " + first_line(c.value("message", "")));
+            if (status == "suspicious") add("SUSPICIOUS", id, c.value("id", "") + ": " + first_line(c.value("message", "")));
+        }
+        for (const nlohmann::json& w : lab.value("warnings", nlohmann::json::array()))
+            if (starts_with(w.get<std::string>(), "answers file does not parse")) add("ANSWERS_SYNTAX", id, w.get<std::string>());
+    }
+    if (report.contains("submission") && report["submission"].is_object()) {
+        std::string edited;
+        for (const nlohmann::json& f : report["submission"].value("ignored", nlohmann::json::array()))
+            if (grading_file(f.get<std::string>())) edited += (edited.empty() ? "" : ", ") + f.get<std::string>();
+        if (!edited.empty())
+            add("TAMPERED", "", "frozen files of the course edited (not used: graded on the course's own): " + edited);
+    }
+    std::stable_sort(flags.begin(), flags.end(), [](const Flag& a, const Flag& b) {
+        const auto rank = [](const std::string& n) {
+            return std::find_if(std::begin(kFlagOrder), std::end(kFlagOrder), [&](const char* o) { return n == o; }) - std::begin(kFlagOrder);
+        };
+        return rank(a.name) < rank(b.name);
+    });
+    return flags;
+}
+
+nlohmann::json gradebook_json(const GradebookInfo& info, const std::vector<BatchResult>& results) {
+    nlohmann::json labs = nlohmann::json::array();
+    // Each lab's maximum, from the reports (the same for every student whose lab ran to its plan; the
+    // largest, should a lab process have failed before saying its plan).
+    std::map<std::string, double> lab_max;
+    for (const BatchResult& r : results)
+        if (r.outcome == "graded")
+            for (const nlohmann::json& l : r.report.value("labs", nlohmann::json::array())) {
+                double& m = lab_max[l.value("id", "")];
+                m = std::max(m, l.value("max_points", 0.0));
+            }
+    for (const LabEntry& l : info.labs) {
+        const auto it = lab_max.find(l.id);
+        labs.push_back({{"id", l.id}, {"name", l.name}, {"title", l.title},
+                        {"max_points", it == lab_max.end() ? nlohmann::json() : nlohmann::json(it->second)}});
+    }
+    nlohmann::json students = nlohmann::json::array();
+    for (const BatchResult& r : results) {
+        nlohmann::json row_labs = nlohmann::json::object();
+        double points = 0, max_points = 0, pending = 0;
+        for (const LabEntry& l : info.labs) {
+            nlohmann::json cell = {{"points", 0.0}, {"max_points", lab_max.count(l.id) ? nlohmann::json(lab_max[l.id]) : nlohmann::json()},
+                                   {"pending_points", 0.0}};
+            for (const nlohmann::json& rl : r.report.is_object() ? r.report.value("labs", nlohmann::json::array()) : nlohmann::json::array())
+                if (rl.value("id", "") == l.id)
+                    cell = {{"points", rl.value("points", 0.0)}, {"max_points", rl.value("max_points", 0.0)},
+                            {"pending_points", rl.value("pending_points", 0.0)}};
+            points += cell["points"].get<double>();
+            pending += cell["pending_points"].get<double>();
+            if (cell["max_points"].is_number()) max_points += cell["max_points"].get<double>();
+            row_labs[l.id] = cell;
+        }
+        nlohmann::json flags = nlohmann::json::array(), details = nlohmann::json::array();
+        for (const Flag& f : flags_of(r)) {
+            if (std::find(flags.begin(), flags.end(), f.name) == flags.end()) flags.push_back(f.name);
+            details.push_back({{"flag", f.name}, {"lab", f.lab}, {"why", f.why}});
+        }
+        const nlohmann::json fp = r.report.is_object() ? r.report.value("fingerprint", nlohmann::json()) : nlohmann::json();
+        std::string fingerprint = "none";
+        nlohmann::json gpu;
+        if (fp.is_object() && fp.contains("device")) {
+            const nlohmann::json& d = fp["device"];
+            gpu = {{"name", d.value("name", "")}, {"uuid", d.value("uuid", "")}, {"driver_version", fp.value("driver_version", "")}};
+            fingerprint = d.value("name", "") + " " + d.value("uuid", "") + " driver " + fp.value("driver_version", "");
+        }
+        students.push_back({{"student", r.entry.student},
+                            {"submission", r.entry.path},
+                            {"outcome", r.outcome},
+                            {"error", r.error},
+                            {"content_hash", r.content_hash},
+                            {"labs", row_labs},
+                            {"total_points", points},
+                            {"max_points", max_points},
+                            {"pending_points", pending},
+                            {"flags", flags},
+                            {"flag_details", details},
+                            {"gpu", gpu},
+                            {"gpu_fingerprint", fingerprint},
+                            {"no_gpu_reason", r.report.is_object() ? r.report.value("no_gpu_reason", "") : ""},
+                            {"seconds", r.seconds},
+                            {"worker", r.worker},
+                            {"cuda_visible_devices", r.gpu},
+                            {"report", r.report_file.empty() ? nlohmann::json() : nlohmann::json(r.report_file)},
+                            {"junit", r.junit_file.empty() ? nlohmann::json() : nlohmann::json(r.junit_file)},
+                            {"log", r.log_file}});
+    }
+    return {{"schema_version", kGradebookSchemaVersion},
+            {"grader_version", grader_version()},
+            {"created_at", utc_now_iso8601()},
+            {"seed", info.seed},
+            {"course_seed", info.course_seed},
+            {"only", info.only},
+            {"labs", labs},
+            {"students", students}};
+}
+
+std::string gradebook_csv(const nlohmann::json& g) {
+    std::ostringstream x;
+    x << "student";
+    for (const nlohmann::json& l : g.at("labs")) x << ",lab" << l.at("id").get<std::string>() << "_points";
+    x << ",total_points,max_points,pending_points,flags,seed,grader_version,gpu_fingerprint\n";
+    for (const nlohmann::json& s : g.at("students")) {
+        x << csv_field(s.at("student").get<std::string>());
+        for (const nlohmann::json& l : g.at("labs"))
+            x << ',' << format_points(s.at("labs").at(l.at("id").get<std::string>()).at("points").get<double>());
+        std::string flags;
+        for (const nlohmann::json& f : s.at("flags")) {
+            if (!flags.empty()) flags += ' ';
+            flags += f.get<std::string>();
+        }
+        x << ',' << format_points(s.at("total_points").get<double>()) << ',' << format_points(s.at("max_points").get<double>())
+          << ',' << format_points(s.at("pending_points").get<double>()) << ',' << csv_field(flags) << ','
+          << g.at("seed").get<std::uint64_t>() << ',' << csv_field(g.at("grader_version").get<std::string>()) << ','
+          << csv_field(s.at("gpu_fingerprint").get<std::string>()) << '\n';
+    }
+    return x.str();
+}
+
+int run_batch(const BatchOptions& o) {
+    // The course, its labs, and the slots its build has for workers.
+    Registry reg;
+    std::vector<LabEntry> labs;
+    nlohmann::json registry_json;
+    try {
+        reg = load_registry(o.registry_path);
+        labs = select_labs(reg, o.labs);
+        std::ifstream f(o.registry_path);
+        registry_json = nlohmann::json::parse(f);
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "grader batch: " << e.what() << "\n";
+        return kExitUsage;
+    }
+    std::size_t slots = std::numeric_limits<std::size_t>::max();
+    for (const nlohmann::json& lab : registry_json.at("labs"))
+        slots = std::min(slots, lab.contains("batch_slots") ? lab["batch_slots"].size() : std::size_t(0));
+
+    // Workers and their GPUs.
+    std::vector<std::string> gpus = o.gpus == "all" ? visible_gpus() : split_commas(o.gpus);
+    if (o.gpus != "all" && gpus.empty()) {
+        std::cerr << "grader batch: --gpus takes 'all' or CUDA_VISIBLE_DEVICES values, comma-separated (0,2,3)\n";
+        return kExitUsage;
+    }
+    int workers = o.workers > 0 ? o.workers : gpus.empty() ? 2 : static_cast<int>(gpus.size());
+    if (!gpus.empty() && static_cast<std::size_t>(workers) > gpus.size()) {
+        std::cerr << "grader batch: " << workers << " workers for " << gpus.size() << " GPU(s): two graders on one GPU "
+                  << "make each other's performance checks INVALID (docs/grading.md); use --workers " << gpus.size()
+                  << " or more GPUs (--gpus)\n";
+        return kExitUsage;
+    }
+    if (!gpus.empty()) gpus.resize(static_cast<std::size_t>(workers));
+    if (static_cast<std::size_t>(workers) > slots) {
+        std::cerr << "grader batch: this build has " << slots << " worker slot(s) per lab; for " << workers
+                  << " workers reconfigure with -DLABS_BATCH_SLOTS=" << workers
+                  << (slots == 0 ? " (or reconfigure: the build predates grader batch)" : "") << "\n";
+        return kExitUsage;
+    }
+
+    // The output folder: one batch at a time writes there.
+    const fs::path out = fs::absolute(o.out_dir);
+    fs::create_directories(out / "students");
+    fs::create_directories(out / "work");
+    const int lock = open((out / "work" / "batch.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) != 0) {
+        std::cerr << "grader batch: another grader batch is writing to " << out.string() << "\n";
+        return kExitUsage;
+    }
+    const fs::path batch_file = out / "batch.json";
+    std::uint64_t seed = 0;
+    if (o.seed) seed = *o.seed;
+    else if (const auto earlier = read_json(batch_file); o.resume && earlier && earlier->contains("seed")) seed = earlier->at("seed").get<std::uint64_t>();
+    else seed = fresh_seed();
+    const nlohmann::json settings = settings_of(o, seed, labs);
+    write_atomically(batch_file, nlohmann::json{{"settings", settings}, {"started_at", utc_now_iso8601()},
+                                                {"submissions", o.entries.size()}, {"workers", workers}, {"gpus", gpus}}
+                                         .dump(2) + "\n");
+    std::error_code ec;
+    fs::remove(out / "gradebook.csv", ec);  // written again once every submission has its result
+    fs::remove(out / "gradebook.json", ec);
+    for (int k = 0; k < workers; ++k)
+        write_worker_registry(registry_json, k, out / "work" / ("registry-" + std::to_string(k) + ".json"));
+
+    std::cerr << "grader batch: " << o.entries.size() << " submission(s), " << labs.size() << " lab(s), " << workers
+              << " worker(s) " << (gpus.empty() ? std::string("without a GPU (GPU checks are SKIPPED)") : "on GPU(s) " + [&] {
+                     std::string s;
+                     for (const std::string& g : gpus) s += (s.empty() ? "" : ",") + g;
+                     return s;
+                 }())
+              << "; seed " << seed << " for the whole class (--seed " << seed << " reproduces it)"
+              << (o.resume ? "; resuming" : "") << "\n";
+
+    g_stop = false;
+    struct sigaction action {};
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    struct sigaction old_int {}, old_term {};
+    sigaction(SIGINT, &action, &old_int);
+    sigaction(SIGTERM, &action, &old_term);
+
+    Progress progress(o.entries.size(), gpus, workers);
+    std::vector<std::optional<BatchResult>> results(o.entries.size());
+    std::atomic<std::size_t> next{0};
+    std::string failure;  // a grader error in a worker (a disk that is full): the batch stops
+    std::mutex failure_m;
+    const auto work = [&](int k) {
+        const std::string gpu = gpus.empty() ? "" : gpus[static_cast<std::size_t>(k)];
+        const fs::path registry = out / "work" / ("registry-" + std::to_string(k) + ".json");
+        for (std::size_t i; !g_stop && (i = next++) < o.entries.size();) {
+            const BatchEntry& e = o.entries[i];
+            try {
+                progress.started(k, e.student);
+                const std::string hash = current_hash(e, labs);
+                if (o.resume) {
+                    if (auto r = reusable(e, out, settings, hash)) {
+                        results[i] = std::move(r);
+                        progress.finished(k, *results[i], true, flags_of(*results[i]));
+                        continue;
+                    }
+                }
+                results[i] = grade_one(e, o, seed, labs, out, registry, k, gpu, hash, settings);
+                if (results[i]) progress.finished(k, *results[i], false, flags_of(*results[i]));
+            } catch (const std::exception& ex) {
+                const std::lock_guard lock(failure_m);
+                failure = e.student + ": " + ex.what();
+                g_stop = true;
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int k = 0; k < workers; ++k) threads.emplace_back(work, k);
+    std::atomic<bool> all_done{false};
+    std::thread ticker([&] {
+        while (!all_done) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+            progress.tick();
+        }
+    });
+    for (std::thread& t : threads) t.join();
+    all_done = true;
+    ticker.join();
+    progress.finish();
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+
+    const std::size_t finished = static_cast<std::size_t>(std::count_if(results.begin(), results.end(), [](const auto& r) { return r.has_value(); }));
+    std::cerr << "grader batch: " << progress.summary() << "\n";
+    if (!failure.empty()) {
+        std::cerr << "grader batch: stopped: " << failure << "\n";
+        return kExitGraderError;
+    }
+    if (finished < results.size()) {
+        std::cerr << "grader batch: stopped with " << finished << " of " << results.size()
+                  << " submissions done; the same command with --resume grades the rest\n";
+        return kExitStopped;
+    }
+    std::vector<BatchResult> done;
+    for (auto& r : results) done.push_back(std::move(*r));
+    const nlohmann::json gradebook = gradebook_json({seed, o.course_seed, o.only, labs}, done);
+    write_atomically(out / "gradebook.json", gradebook.dump(2) + "\n");
+    write_atomically(out / "gradebook.csv", gradebook_csv(gradebook));
+    std::cerr << "grader batch: gradebook " << (out / "gradebook.csv").string() << " and " << (out / "gradebook.json").string()
+              << "; reports in " << (out / "students").string() << "/<student>/\n";
+    return 0;
+}
+
+}  // namespace gpulab::grader

@@ -1,0 +1,127 @@
+// The gradebook's pieces: which submissions a folder holds and whose they are, the flags a report raises
+// (from what the grader really writes for a hang or a forged channel), and the CSV.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "catch_compat.hpp"
+#include "grader/batch.hpp"
+#include "grader/report.hpp"
+
+using namespace gpulab::grader;
+
+namespace {
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// A report of one fake lab whose code runner behaves as @p behave (grader_fake_runner), as `grader --json` writes it.
+nlohmann::json report_of(const std::string& behave) {
+    LabEntry lab;
+    lab.id = "07";
+    lab.name = "fake";
+    lab.runner_student = {FAKE_RUNNER, "--behave", behave};
+    lab.code_points = 20;
+    GradeOptions o;
+    o.answers = false;
+    o.build = false;
+    o.timeout_s = 1;
+    RunReport r;
+    r.implementation = "submission";
+    r.labs.push_back(grade_lab(lab, o));
+    return to_json(r);
+}
+
+std::string names(const std::vector<Flag>& flags) {
+    std::string s;
+    for (const Flag& f : flags) {
+        if (!s.empty()) s += ' ';
+        s += f.name + "@" + f.lab;
+    }
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("A student's id is the submission's folder or archive name", "[batch]") {
+    CHECK(student_id_of("class/alice.tar.gz") == "alice");
+    CHECK(student_id_of("class/bob/") == "bob");
+    CHECK(student_id_of("class/carol.v2.zip") == "carol.v2");
+    CHECK(student_id_of("/x/dave.tgz") == "dave");
+    CHECK(student_id_of("erin") == "erin");
+}
+
+TEST_CASE("A folder of submissions gives one entry each; two of one student are refused", "[batch]") {
+    const auto dir = std::filesystem::temp_directory_path() / ("grader-class-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "class" / "alice" / "labs");
+    std::filesystem::create_directories(dir / "class" / ".hidden");
+    std::ofstream(dir / "class" / "bob.tar.gz") << "x";
+    std::ofstream(dir / "class" / "notes.txt") << "x";
+    std::vector<std::string> passed_over;
+    const std::vector<BatchEntry> e = find_submissions({(dir / "class").string()}, passed_over);
+    REQUIRE(e.size() == 2);
+    CHECK(e[0].student == "alice");
+    CHECK(e[1].student == "bob");
+    CHECK(std::filesystem::path(e[1].path).is_absolute());
+    REQUIRE(passed_over.size() == 1);
+    CHECK(contains(passed_over[0], "notes.txt"));
+    // A submission given by itself is one, even with a labs/ folder inside.
+    CHECK(find_submissions({(dir / "class" / "alice").string()}, passed_over).size() == 1);
+    std::ofstream(dir / "class" / "alice.zip") << "x";
+    try {
+        (void)find_submissions({(dir / "class").string()}, passed_over);
+        FAIL("two submissions of alice were accepted");
+    } catch (const std::invalid_argument& ex) {
+        CHECK(contains(ex.what(), "two submissions of student 'alice'"));
+    }
+    CHECK_THROWS_AS(find_submissions({(dir / "nothing-here").string()}, passed_over), std::invalid_argument);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("A lab process killed at its time limit raises HUNG, a forged channel TAMPERED", "[batch]") {
+    const std::vector<Flag> hung = report_flags(report_of("hang"));
+    REQUIRE(names(hung) == "HUNG@07");
+    CHECK(contains(hung[0].why, "hung: no result within"));
+    const std::vector<Flag> forged = report_flags(report_of("forged"));
+    REQUIRE(names(forged) == "TAMPERED@07");  // once per lab, however many checks it voids
+    CHECK(contains(forged[0].why, "TAMPERED"));
+    CHECK(report_flags(report_of("ok")).empty());
+    CHECK(report_flags(report_of("segv")).empty());  // a crash costs points; nothing to flag
+}
+
+TEST_CASE("Suspicious checks and edited frozen files are flagged; handouts and class.toml are not", "[batch]") {
+    nlohmann::json r = {
+        {"labs", {{{"id", "03"},
+                   {"failures", nlohmann::json::array()},
+                   {"warnings", nlohmann::json::array()},
+                   {"checks", {{{"id", "perf.v3"}, {"status", "suspicious"}, {"message", "faster than DRAM allows"}},
+                               {{"id", "perf.v2"}, {"status", "pass"}, {"message", ""}}}}}}},
+        {"submission", {{"ignored", {"labs/03_tiling/README.md", "class.toml", "grader/src/lab.cpp", "notes/todo.txt"}}}}};
+    const std::vector<Flag> flags = report_flags(r);
+    REQUIRE(names(flags) == "TAMPERED@ SUSPICIOUS@03");
+    CHECK(flags[0].why == "frozen files of the course edited (not used: graded on the course's own): grader/src/lab.cpp");
+    CHECK(contains(flags[1].why, "perf.v3: faster than DRAM allows"));
+    r["submission"]["ignored"] = {"labs/03_tiling/README.md", "class.toml"};
+    CHECK(names(report_flags(r)) == "SUSPICIOUS@03");
+}
+
+TEST_CASE("The gradebook CSV has a column per lab and quotes what needs it", "[batch]") {
+    const nlohmann::json g = {
+        {"seed", 7},
+        {"grader_version", "0.1.0"},
+        {"labs", {{{"id", "00"}}, {{"id", "05"}}}},
+        {"students",
+         {{{"student", "smith, j"},
+           {"labs", {{"00", {{"points", 18.5}}}, {"05", {{"points", 0}}}}},
+           {"total_points", 18.5},
+           {"max_points", 200},
+           {"pending_points", 80},
+           {"flags", {"COMPILE_ERROR", "HUNG"}},
+           {"gpu_fingerprint", "none"}}}}};
+    CHECK(gradebook_csv(g) ==
+          "student,lab00_points,lab05_points,total_points,max_points,pending_points,flags,seed,grader_version,gpu_fingerprint\n"
+          "\"smith, j\",18.5,0,18.5,200,80,COMPILE_ERROR HUNG,7,0.1.0,none\n");
+}
