@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -382,6 +383,19 @@ std::vector<std::string> visible_gpus() {
     return gpus;
 }
 
+// @p text with each build slot's number ("batch-slots/3/", in a quoted compiler message) read "batch-slots/K/":
+// which worker graded a submission changes nothing in its gradebook row but the worker itself.
+std::string without_slot(std::string text) {
+    const std::string head = "batch-slots/";
+    for (std::size_t at = text.find(head); at != std::string::npos; at = text.find(head, at + 1)) {
+        const std::size_t digits = at + head.size();
+        std::size_t end = digits;
+        while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+        if (end > digits && end < text.size() && text[end] == '/') text.replace(digits, end - digits, "K");
+    }
+    return text;
+}
+
 // ----- records ------------------------------------------------------------------------------------------
 
 // What a result depends on besides the files: a record made under other settings is not reused.
@@ -588,7 +602,7 @@ std::vector<Flag> report_flags(const nlohmann::json& report) {
     const auto add = [&](const char* name, const std::string& lab, const std::string& why) {
         for (const Flag& f : flags)
             if (f.name == name && f.lab == lab) return;  // one per lab and flag: the first reason
-        flags.push_back({name, lab, why});
+        flags.push_back({name, lab, without_slot(why)});
     };
     for (const nlohmann::json& lab : report.value("labs", nlohmann::json::array())) {
         const std::string id = lab.value("id", "");

@@ -68,7 +68,7 @@ struct Flag {
  * among the submission's ignored files), POLICY (the code policy stopped a lab's code), COMPILE_ERROR (a
  * lab's code did not compile or link), HUNG (a lab process was killed at its time limit), SUSPICIOUS (a
  * check faster than physically possible), ANSWERS_SYNTAX (an answers.toml that does not parse). Flags
- * change no points.
+ * change no points. A build slot's folder in a reason reads `batch-slots/K/`, whichever worker graded it.
  * @param report a report as `grader --json` writes it (docs/report-schema.json)
  */
 [[nodiscard]] std::vector<Flag> report_flags(const nlohmann::json& report);
