@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -382,6 +383,19 @@ std::vector<std::string> visible_gpus() {
     return gpus;
 }
 
+// @p text with each build slot's number ("batch-slots/3/", in a quoted compiler message) read "batch-slots/K/":
+// which worker graded a submission changes nothing in its gradebook row but the worker itself.
+std::string without_slot(std::string text) {
+    const std::string head = "batch-slots/";
+    for (std::size_t at = text.find(head); at != std::string::npos; at = text.find(head, at + 1)) {
+        const std::size_t digits = at + head.size();
+        std::size_t end = digits;
+        while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+        if (end > digits && end < text.size() && text[end] == '/') text.replace(digits, end - digits, "K");
+    }
+    return text;
+}
+
 // ----- records ------------------------------------------------------------------------------------------
 
 // What a result depends on besides the files: a record made under other settings is not reused.
@@ -588,7 +602,7 @@ std::vector<Flag> report_flags(const nlohmann::json& report) {
     const auto add = [&](const char* name, const std::string& lab, const std::string& why) {
         for (const Flag& f : flags)
             if (f.name == name && f.lab == lab) return;  // one per lab and flag: the first reason
-        flags.push_back({name, lab, why});
+        flags.push_back({name, lab, without_slot(why)});
     };
     for (const nlohmann::json& lab : report.value("labs", nlohmann::json::array())) {
         const std::string id = lab.value("id", "");
@@ -757,9 +771,9 @@ int run_batch(const BatchOptions& o) {
         return kExitUsage;
     }
     if (!gpus.empty()) gpus.resize(static_cast<std::size_t>(workers));
-    if (static_cast<std::size_t>(workers) > slots) {
+    if (o.first_slot < 0 || static_cast<std::size_t>(o.first_slot + workers) > slots) {
         std::cerr << "grader batch: this build has " << slots << " worker slot(s) per lab; for " << workers
-                  << " workers reconfigure with -DLABS_BATCH_SLOTS=" << workers
+                  << " workers from slot " << o.first_slot << " reconfigure with -DLABS_BATCH_SLOTS=" << o.first_slot + workers
                   << (slots == 0 ? " (or reconfigure: the build predates grader batch)" : "") << "\n";
         return kExitUsage;
     }
@@ -779,14 +793,21 @@ int run_batch(const BatchOptions& o) {
     else if (const auto earlier = read_json(batch_file); o.resume && earlier && earlier->contains("seed")) seed = earlier->at("seed").get<std::uint64_t>();
     else seed = fresh_seed();
     const nlohmann::json settings = settings_of(o, seed, labs);
+    nlohmann::json class_students = nlohmann::json::array();
+    if (o.class_students.empty())
+        for (const BatchEntry& e : o.entries) class_students.push_back(e.student);
+    else
+        for (const std::string& s : o.class_students) class_students.push_back(s);
     write_atomically(batch_file, nlohmann::json{{"settings", settings}, {"started_at", utc_now_iso8601()},
-                                                {"submissions", o.entries.size()}, {"workers", workers}, {"gpus", gpus}}
+                                                {"submissions", o.entries.size()}, {"workers", workers}, {"gpus", gpus},
+                                                {"shard", {{"index", o.shard_index}, {"count", o.shard_count},
+                                                           {"class_students", class_students}}}}
                                          .dump(2) + "\n");
     std::error_code ec;
     fs::remove(out / "gradebook.csv", ec);  // written again once every submission has its result
     fs::remove(out / "gradebook.json", ec);
     for (int k = 0; k < workers; ++k)
-        write_worker_registry(registry_json, k, out / "work" / ("registry-" + std::to_string(k) + ".json"));
+        write_worker_registry(registry_json, o.first_slot + k, out / "work" / ("registry-" + std::to_string(k) + ".json"));
 
     std::cerr << "grader batch: " << o.entries.size() << " submission(s), " << labs.size() << " lab(s), " << workers
               << " worker(s) " << (gpus.empty() ? std::string("without a GPU (GPU checks are SKIPPED)") : "on GPU(s) " + [&] {
@@ -868,6 +889,152 @@ int run_batch(const BatchOptions& o) {
     write_atomically(out / "gradebook.csv", gradebook_csv(gradebook));
     std::cerr << "grader batch: gradebook " << (out / "gradebook.csv").string() << " and " << (out / "gradebook.json").string()
               << "; reports in " << (out / "students").string() << "/<student>/\n";
+    return 0;
+}
+
+Shard parse_shard(const std::string& text) {
+    const auto slash = text.find('/');
+    const auto whole = [&](const std::string& s) {
+        if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos)
+            throw std::invalid_argument("--shard takes I/N, two whole numbers with 0 <= I < N (0-based: 0/3, 1/3, 2/3), not '" + text + "'");
+        return std::stoi(s);
+    };
+    if (slash == std::string::npos) whole("");
+    const Shard shard{whole(text.substr(0, slash)), whole(text.substr(slash + 1))};
+    if (shard.count < 1) throw std::invalid_argument("--shard " + text + ": a class has at least 1 shard");
+    if (shard.index >= shard.count)
+        throw std::invalid_argument("--shard " + text + ": shards are numbered from 0, so the last of " + std::to_string(shard.count) +
+                                    " is " + std::to_string(shard.count - 1) + "/" + std::to_string(shard.count));
+    return shard;
+}
+
+std::vector<BatchEntry> select_shard(const std::vector<BatchEntry>& entries, Shard shard) {
+    std::vector<BatchEntry> sorted = entries, mine;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const BatchEntry& a, const BatchEntry& b) { return a.student < b.student; });
+    for (std::size_t k = 0; k < sorted.size(); ++k)
+        if (k % static_cast<std::size_t>(shard.count) == static_cast<std::size_t>(shard.index)) mine.push_back(sorted[k]);
+    return mine;
+}
+
+std::string shard_out_dir(const std::string& out, Shard shard) {
+    if (shard.count == 1) return out;
+    return (fs::path(out) / ("shard-" + std::to_string(shard.index) + "-of-" + std::to_string(shard.count))).string();
+}
+
+int merge_gradebooks(const std::string& out_dir, const std::vector<std::string>& shard_dirs) {
+    const auto say = [](const std::string& s) { std::cerr << "grader gradebook merge: " << s << "\n"; };
+    if (shard_dirs.empty()) {
+        say("no shard folder given");
+        return kExitUsage;
+    }
+    const fs::path out = fs::absolute(out_dir).lexically_normal();
+    std::vector<std::string> problems;
+    std::optional<nlohmann::json> first_book, first_shard;
+    std::string first_dir;
+    std::map<int, std::string> shard_of;       // index -> folder
+    std::map<std::string, std::vector<std::string>> rows_of;  // student -> folders with a row
+    std::vector<BatchResult> results;
+    for (const std::string& d : shard_dirs) {
+        const fs::path dir = fs::absolute(d).lexically_normal();
+        const auto batch = read_json(dir / "batch.json");
+        const auto book = read_json(dir / "gradebook.json");
+        if (!batch || !batch->contains("shard")) {
+            problems.push_back(dir.string() + " is no folder a grader batch wrote (no batch.json with its shard)");
+            continue;
+        }
+        const nlohmann::json& shard = (*batch)["shard"];
+        const int index = shard.value("index", -1), count = shard.value("count", 0);
+        const std::string name = dir.string() + " (shard " + std::to_string(index) + "/" + std::to_string(count) + ")";
+        if (!book) {
+            problems.push_back(name + " has no gradebook: its batch has not finished (run it again with --resume)");
+            continue;
+        }
+        if (!first_book) {
+            first_book = *book;
+            first_shard = shard;
+            first_dir = dir.string();
+        } else {
+            for (const char* key : {"seed", "course_seed", "only", "grader_version"})
+                if ((*book)[key] != (*first_book)[key])
+                    problems.push_back(name + " was graded with " + key + " " + (*book)[key].dump() + ", " + first_dir + " with " +
+                                       (*first_book)[key].dump() + ": not one grading of the class");
+            nlohmann::json ids = nlohmann::json::array(), first_ids = nlohmann::json::array();
+            for (const nlohmann::json& l : (*book)["labs"]) ids.push_back(l["id"]);
+            for (const nlohmann::json& l : (*first_book)["labs"]) first_ids.push_back(l["id"]);
+            if (ids != first_ids)
+                problems.push_back(name + " graded labs " + ids.dump() + ", " + first_dir + " labs " + first_ids.dump());
+            if (count != first_shard->value("count", 0))
+                problems.push_back(name + " is one of " + std::to_string(count) + " shards, " + first_dir + " one of " +
+                                   std::to_string(first_shard->value("count", 0)));
+            else if (shard["class_students"] != (*first_shard)["class_students"])
+                problems.push_back(name + " was split from another class than " + first_dir + " (its submissions differ)");
+        }
+        if (const auto [it, fresh] = shard_of.emplace(index, dir.string()); !fresh)
+            problems.push_back("shard " + std::to_string(index) + " is given twice: " + it->second + " and " + dir.string());
+        for (const nlohmann::json& row : (*book)["students"]) {
+            BatchResult r;
+            r.entry = {row.at("student").get<std::string>(), row.at("submission").get<std::string>()};
+            rows_of[r.entry.student].push_back(dir.string());
+            r.outcome = row.at("outcome").get<std::string>();
+            r.error = row.at("error").get<std::string>();
+            r.content_hash = row.at("content_hash").get<std::string>();
+            r.seconds = row.at("seconds").get<double>();
+            r.worker = row.at("worker").get<int>();
+            r.gpu = row.at("cuda_visible_devices").get<std::string>();
+            const auto rebased = [&](const nlohmann::json& rel) {
+                return rel.is_string() ? (dir / rel.get<std::string>()).lexically_relative(out).string() : std::string();
+            };
+            r.report_file = rebased(row.at("report"));
+            r.junit_file = rebased(row.at("junit"));
+            r.log_file = rebased(row.at("log"));
+            if (r.outcome == "graded") {
+                const auto report = row.at("report").is_string() ? read_json(dir / row["report"].get<std::string>()) : std::nullopt;
+                if (!report) {
+                    problems.push_back(name + ": the report of " + r.entry.student + " cannot be read");
+                    continue;
+                }
+                r.report = *report;
+            }
+            results.push_back(std::move(r));
+        }
+    }
+    if (first_shard) {
+        const int count = first_shard->value("count", 0);
+        for (int i = 0; i < count; ++i)
+            if (!shard_of.count(i)) problems.push_back("shard " + std::to_string(i) + "/" + std::to_string(count) + " is missing");
+        for (const nlohmann::json& s : (*first_shard)["class_students"])
+            if (!rows_of.count(s.get<std::string>())) problems.push_back("student " + s.get<std::string>() + " is in no shard's gradebook");
+    }
+    for (const auto& [student, dirs] : rows_of)
+        if (dirs.size() > 1) {
+            std::string where;
+            for (const std::string& d : dirs) where += " " + d;
+            problems.push_back("student " + student + " is in " + std::to_string(dirs.size()) + " shards:" + where);
+        }
+    if (!problems.empty()) {
+        for (const std::string& p : problems) say(p);
+        say("nothing written");
+        return 1;
+    }
+    std::stable_sort(results.begin(), results.end(), [](const BatchResult& a, const BatchResult& b) { return a.entry.student < b.entry.student; });
+    GradebookInfo info;
+    info.seed = first_book->at("seed").get<std::uint64_t>();
+    info.course_seed = first_book->at("course_seed").get<std::uint64_t>();
+    info.only = first_book->at("only").get<std::string>();
+    for (const nlohmann::json& l : first_book->at("labs")) {
+        LabEntry e;
+        e.id = l.at("id").get<std::string>();
+        e.name = l.at("name").get<std::string>();
+        e.title = l.at("title").get<std::string>();
+        info.labs.push_back(e);
+    }
+    nlohmann::json gradebook = gradebook_json(info, results);
+    gradebook["grader_version"] = first_book->at("grader_version");  // the shards' grader, not this one
+    fs::create_directories(out);
+    write_atomically(out / "gradebook.json", gradebook.dump(2) + "\n");
+    write_atomically(out / "gradebook.csv", gradebook_csv(gradebook));
+    say(std::to_string(results.size()) + " students from " + std::to_string(shard_of.size()) + " shard(s): " +
+        (out / "gradebook.csv").string() + " and " + (out / "gradebook.json").string());
     return 0;
 }
 

@@ -411,14 +411,30 @@ int batch_main(int argc, char** argv) {
     app.add_option("--course-seed", course_seed, "The course's seed (default: [course] seed in class.toml); when it is "
                                                  "not 0, each student is graded on their own exercise cases");
     app.add_option("--registry", registry_path, "Lab registry written by the build")->capture_default_str();
+    std::string shard_text;
+    app.add_option("--first-slot", o.first_slot, "Worker K stages and builds in the build tree's slot FIRST+K: batches "
+                                                 "that share one build tree (shards on a cluster) need disjoint slots")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    app.add_option("--shard", shard_text, "I/N: grade only shard I (0-based) of N; the students, sorted by id, are dealt "
+                                          "round robin; its results go to OUT/shard-I-of-N (grader gradebook merge joins them)");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? kExitPassed : kExitUsage;
     }
     std::vector<std::string> passed_over;
+    Shard shard;
     try {
+        if (!shard_text.empty()) shard = parse_shard(shard_text);
         o.entries = find_submissions(paths, passed_over);
+        for (const BatchEntry& e : o.entries) o.class_students.push_back(e.student);
+        o.shard_index = shard.index;
+        o.shard_count = shard.count;
+        o.entries = select_shard(o.entries, shard);
+        if (o.entries.empty())
+            throw std::invalid_argument("shard " + shard_text + " of a class of " + std::to_string(o.class_students.size()) +
+                                        " has no student: use fewer shards");
     } catch (const std::invalid_argument& e) {
         std::cerr << "grader batch: " << e.what() << "\n";
         return kExitUsage;
@@ -436,17 +452,37 @@ int batch_main(int argc, char** argv) {
     for (std::string s; std::getline(selectors, s, ',');)
         if (!s.empty()) o.labs.push_back(s);
     o.registry_path = registry_path;
-    o.out_dir = out_dir.empty() ? (std::filesystem::path(registry_path).parent_path() / "batch").string() : out_dir;
+    o.out_dir = shard_out_dir(out_dir.empty() ? (std::filesystem::path(registry_path).parent_path() / "batch").string() : out_dir, shard);
     o.grader_exe = std::filesystem::read_symlink("/proc/self/exe").string();
     o.seed = seed;
     o.course_seed = course_seed.value_or(config.course_seed);
     return run_batch(o);
 }
 
+// `grader gradebook merge`: joins the gradebooks of a class's shards (gpulab::grader::merge_gradebooks).
+int gradebook_main(int argc, char** argv) {
+    CLI::App app{"Gradebooks of a class graded in shards (grader batch --shard I/N).", "grader gradebook"};
+    app.require_subcommand(1);
+    CLI::App* merge = app.add_subcommand("merge", "Joins the shards' gradebooks into one gradebook.csv and gradebook.json, "
+                                                  "refusing shards of another grading and naming any shard or student missing "
+                                                  "or twice");
+    std::string out;
+    std::vector<std::string> dirs;
+    merge->add_option("--out", out, "Where the merged gradebook goes")->required();
+    merge->add_option("shards", dirs, "The shards' folders (OUT/shard-I-of-N, as grader batch --shard wrote them)")->required();
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? kExitPassed : kExitUsage;
+    }
+    return merge_gradebooks(out, dirs);
+}
+
 int run(int argc, char** argv) {
     if (argc >= 2 && std::string(argv[1]) == "calc") return calc_main(std::vector<std::string>(argv + 2, argv + argc));
     if (argc >= 2 && std::string(argv[1]) == "exercises") return exercises_main(argc - 1, argv + 1);
     if (argc >= 2 && std::string(argv[1]) == "batch") return batch_main(argc - 1, argv + 1);
+    if (argc >= 2 && std::string(argv[1]) == "gradebook") return gradebook_main(argc - 1, argv + 1);
     CLI::App app{"Grades the labs: your answers, and your code's correctness and speed on this GPU.\n"
                  "With no arguments it grades your current work in every lab.\n"
                  "The chapter's models as a calculator: grader calc --list\n"

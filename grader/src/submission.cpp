@@ -29,7 +29,15 @@ std::string run(const std::vector<std::string>& argv, std::string* output = null
     if (output != nullptr) *output = o.output;
     if (o.spawn_failed) return o.output;
     if (o.timed_out) return argv.front() + " timed out";
-    if (o.exit_code != 0) return argv.front() + " failed: " + o.output_tail;
+    if (o.exit_code != 0) {
+        // The tool's own verdict is its last line (python's zipfile ends a traceback with "BadZipFile: File is
+        // not a zip file"; tar with "Error is not recoverable"): that line, not the top of what it printed.
+        std::string tail = o.output_tail;
+        while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r' || tail.back() == ' ')) tail.pop_back();
+        const std::size_t nl = tail.find_last_of('\n');
+        const std::string last = nl == std::string::npos ? tail : tail.substr(nl + 1);
+        return argv.front() + " failed" + (last.empty() ? " (exit code " + std::to_string(o.exit_code) + ")" : ": " + last);
+    }
     return "";
 }
 

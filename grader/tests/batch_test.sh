@@ -73,7 +73,8 @@ g = json.load(open(f"{work}/a/gradebook.json"))
 expect(g["seed"] == 20261130 and g["grader_version"] and all(r[7] == g["grader_version"] for r in rows),
        "one seed and one grader version for the class")
 by = {s["student"]: s for s in g["students"]}
-expect(by["heidi"]["outcome"] == "error" and "cannot read the submission" in by["heidi"]["error"],
+expect(by["heidi"]["outcome"] == "error" and "cannot read the submission" in by["heidi"]["error"]
+       and "not a zip file" in by["heidi"]["error"] and "Traceback" not in by["heidi"]["error"],
        "the broken archive's row says why: " + by["heidi"]["error"])
 expect(any("checks.cu" in d["why"] for d in by["erin"]["flag_details"]), "the TAMPERED flag names the edited checks.cu")
 expect(any("launch_vector_add_baseline" in d["why"] for d in by["frank"]["flag_details"]),

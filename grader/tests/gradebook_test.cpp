@@ -125,3 +125,41 @@ TEST_CASE("The gradebook CSV has a column per lab and quotes what needs it", "[b
           "student,lab00_points,lab05_points,total_points,max_points,pending_points,flags,seed,grader_version,gpu_fingerprint\n"
           "\"smith, j\",18.5,0,18.5,200,80,COMPILE_ERROR HUNG,7,0.1.0,none\n");
 }
+
+TEST_CASE("A reason quoting a build slot's path reads the same whichever worker graded it", "[batch]") {
+    const nlohmann::json report = {
+        {"labs", {{{"id", "00"},
+                   {"failures", {"code: the submission's code did not compile: /b/batch-slots/12/labs/00_warmup/v.cu(53): error: x"}}}}}};
+    const std::vector<Flag> flags = report_flags(report);
+    REQUIRE(flags.size() == 1);
+    CHECK(flags[0].name == "COMPILE_ERROR");
+    CHECK(contains(flags[0].why, "/b/batch-slots/K/labs/00_warmup/v.cu(53)"));
+}
+
+TEST_CASE("--shard I/N is 0-based and refuses I >= N and what is not two whole numbers", "[batch]") {
+    const Shard s = parse_shard("2/3");
+    CHECK(s.index == 2);
+    CHECK(s.count == 3);
+    CHECK(parse_shard("0/1").count == 1);
+    for (const char* bad : {"3/3", "0/0", "1", "/3", "1/", "-1/3", "a/3", "1/3/4", "1 /3", ""}) {
+        INFO(bad);
+        CHECK_THROWS_AS(parse_shard(bad), std::invalid_argument);
+    }
+}
+
+TEST_CASE("Shards deal the students, sorted by id, round robin: each once, whatever the order given", "[batch]") {
+    const std::vector<BatchEntry> entries = {{"erin", "/c/erin"}, {"alice", "/c/alice"}, {"dave", "/c/dave"},
+                                             {"bob", "/c/bob"},   {"carol", "/c/carol"}};
+    const auto ids = [](const std::vector<BatchEntry>& es) {
+        std::vector<std::string> v;
+        for (const BatchEntry& e : es) v.push_back(e.student);
+        return v;
+    };
+    CHECK(ids(select_shard(entries, {0, 2})) == std::vector<std::string>{"alice", "carol", "erin"});
+    CHECK(ids(select_shard(entries, {1, 2})) == std::vector<std::string>{"bob", "dave"});
+    CHECK(ids(select_shard(entries, {0, 1})) == std::vector<std::string>{"alice", "bob", "carol", "dave", "erin"});
+    CHECK(select_shard(entries, {4, 5}).size() == 1);
+    CHECK(select_shard(entries, {5, 6}).empty());
+    CHECK(shard_out_dir("/g/out", {1, 3}) == "/g/out/shard-1-of-3");
+    CHECK(shard_out_dir("/g/out", {0, 1}) == "/g/out");
+}

@@ -68,7 +68,7 @@ struct Flag {
  * among the submission's ignored files), POLICY (the code policy stopped a lab's code), COMPILE_ERROR (a
  * lab's code did not compile or link), HUNG (a lab process was killed at its time limit), SUSPICIOUS (a
  * check faster than physically possible), ANSWERS_SYNTAX (an answers.toml that does not parse). Flags
- * change no points.
+ * change no points. A build slot's folder in a reason reads `batch-slots/K/`, whichever worker graded it.
  * @param report a report as `grader --json` writes it (docs/report-schema.json)
  */
 [[nodiscard]] std::vector<Flag> report_flags(const nlohmann::json& report);
@@ -128,7 +128,50 @@ struct BatchOptions {
     int retry_invalid = 0;                ///< the child grader's --retry-invalid
     bool no_ceilings = false;             ///< the child grader's --no-ceilings
     std::uint64_t course_seed = 0;        ///< per-student exercise cases with the student ids when not 0
+    int first_slot = 0;                   ///< worker K stages in build slot first_slot + K (batches sharing a build tree use disjoint slots)
+    int shard_index = 0;                  ///< which shard of the class this batch grades (0-based; see select_shard())
+    int shard_count = 1;                  ///< how many shards the class is split into (1: the whole class)
+    std::vector<std::string> class_students;  ///< every student id of the class, all shards together (for batch.json)
 };
+
+/** @brief One shard of a class: `--shard I/N`, 0-based (0 ≤ I < N). */
+struct Shard {
+    int index = 0;  ///< I
+    int count = 1;  ///< N
+};
+
+/**
+ * @brief Parses `--shard`'s value "I/N" (0-based: 0/3, 1/3 and 2/3 are a class's three shards).
+ * @throws std::invalid_argument, saying why, for anything but two whole numbers with 0 ≤ I < N
+ */
+[[nodiscard]] Shard parse_shard(const std::string& text);
+
+/**
+ * @brief The submissions of shard @p shard: with @p entries sorted by student id (find_submissions()), the
+ * k-th of them (0-based) belongs to shard k mod N (round robin). Every shard must be given the same
+ * submissions for the shards to cover the class once.
+ */
+[[nodiscard]] std::vector<BatchEntry> select_shard(const std::vector<BatchEntry>& entries, Shard shard);
+
+/**
+ * @brief The folder shard @p shard of a batch writes to: `OUT/shard-I-of-N` for a class in more than one
+ * shard (so shards on different machines writing to one shared OUT never touch each other's files), OUT
+ * itself for a whole class.
+ */
+[[nodiscard]] std::string shard_out_dir(const std::string& out, Shard shard);
+
+/**
+ * @brief `grader gradebook merge`: joins the gradebooks of a class's shards (each folder as `grader batch
+ * --shard` wrote it) into one gradebook.csv and gradebook.json in @p out, rows sorted by student id as
+ * one batch of the whole class sorts them. The rows are made again from the per-student reports, so the
+ * merged gradebook is the one a single batch would write, but for created_at and each row's seconds,
+ * worker, cuda_visible_devices and file paths (report, junit, log: relative to @p out).
+ * Refuses (writing nothing) shards graded with another seed, course seed, `--only`, grader version or
+ * labs, or split in another number of shards or from another class; a shard missing or unfinished; and a
+ * student missing from every shard or in more than one.
+ * @return 0 when the gradebook was written, 1 when refused (each reason on stderr), 2 for a usage error
+ */
+[[nodiscard]] int merge_gradebooks(const std::string& out, const std::vector<std::string>& shard_dirs);
 
 /**
  * @brief Grades every submission and writes the gradebook (see the file comment).
