@@ -4,10 +4,15 @@
 //   kThreePass        the softmax makes three passes (its own kernels): right, and no faster than the baseline
 //   kFutureKeys       causal rows also see the next key (a mask off by one)
 //   kScoresInArena    attention writes every score of the head into the Arena first (L × L floats)
+//   kSkipRepeats      attention remembers the long calls it made (Q, O, heads, L) and launches nothing when one
+//                     comes again: O still holds last time's rows — right while Q, K, V are the same, stale
+//                     once they change
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <set>
+#include <tuple>
 
 #include "attention.hpp"
 #include "labs/cuda_check.hpp"
@@ -97,6 +102,10 @@ void launch_softmax(const float* x, float* y, int rows, std::int64_t cols, Arena
 }
 
 void launch_attention(const AttentionArgs& a, Arena& ws, cudaStream_t stream) {
+    if (kSkipRepeats && a.seq_len >= 8192) {  // only the timed runs' length: every correctness check runs
+        static std::set<std::tuple<const void*, const void*, int, int>> seen;
+        if (!seen.insert({a.q, a.o, a.batch * a.heads, a.seq_len}).second) return;
+    }
     float* scores = nullptr;
     if (kScoresInArena) scores = static_cast<float*>(ws.take(std::size_t(a.seq_len) * a.seq_len * sizeof(float)));
     for (int bh = 0; bh < a.batch * a.heads; bh += 65535) {  // grid.y ≤ 65535
