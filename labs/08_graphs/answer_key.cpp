@@ -68,6 +68,16 @@ void register_answers(Lab& lab) {
                         "The saving per step when the producer writes the input into the graph's buffer directly (µs)", 3.0,
                         0.01, [=](const CaseValues& v) { return replay(v).saving_without_copy_us; });
 
-    // 11 × 0.5 + 4 × 3.0 = 17.5 points so far; measured.breakeven_mib_on_this_gpu (2.5, from the run's ceilings)
-    // waits for its H200 value (PLAN.md).
+    // This GPU, from the ceilings the grader measures at the start of a run: the three FFN runs' 18 kernels cost each
+    // launch_device_us of device time when launched back to back, graph_node_us when replayed; the input is copied
+    // at the D2D copy rate (bytes read + written per second). 11 × 0.5 + 4 × 3.0 + 2.5 = 20 points.
+    lab.number_measured("measured.breakeven_mib_on_this_gpu",
+                        "On this GPU: the input size at which copying it cancels what replaying the 18 kernels of three FFN "
+                        "runs saves on the device (MiB)",
+                        2.5, 0.25, [](const Context& ctx) {
+                            const double saving_us = 18 * (ctx.ceiling("launch_device_us").value_or(0) -
+                                                           ctx.ceiling("graph_node_us").value_or(0));
+                            return models::to_mib(models::graph_break_even_input_bytes(
+                                std::max(saving_us, 0.0), ctx.ceiling("d2d_copy_gbps").value_or(0)));
+                        });
 }

@@ -24,8 +24,8 @@
 /** @brief The stack's shape. */
 struct FfnShape {
     int m = 1;           ///< rows (tokens) per step
-    int hidden = 1024;   ///< H (small enough that at M = 1 each of a step's kernels takes a few µs: launch costs show)
-    int ffn = 2816;      ///< F (even: the projections read two columns at a time)
+    int hidden = 512;    ///< H (small enough that at M = 1 a step is bound by its launches, not its kernels)
+    int ffn = 1408;      ///< F (even: the projections read two columns at a time)
     int layers = 1;      ///< layers per step
 };
 

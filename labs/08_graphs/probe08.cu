@@ -5,6 +5,7 @@
 // (liblabs_common.a from a build of this tree for sm_90).
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <vector>
@@ -42,12 +43,16 @@ double e2e_us(const std::function<void()>& f, int reps) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    const int hidden = argc > 1 ? std::atoi(argv[1]) : 1024, ffn = argc > 2 ? std::atoi(argv[2]) : 2816;
+    const int layers = argc > 3 ? std::atoi(argv[3]) : 1;
+    const bool sweep = argc > 4 && std::atoi(argv[4]) != 0;
+    std::printf("H %d F %d layers %d\n", hidden, ffn, layers);
     cudaStream_t s;
     CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     for (const int m : {1, 16, 256})
         for (const bool fused : {false, true}) {
-            const FfnShape shape{m};
+            const FfnShape shape{m, hidden, ffn, layers};
             FfnModel model(shape, 7);
             StepBuffers b(shape);
             const std::size_t n = std::size_t(m) * shape.hidden;
@@ -91,7 +96,7 @@ int main() {
                             std::chrono::duration<double, std::micro>(t2 - t1).count());
             }
             // Break-even: copying X bytes in before the replay, against eager at M = 1.
-            if (m == 1 && !fused) {
+            if (m == 1 && !fused && sweep) {
                 __nv_bfloat16 *big_src, *big_dst;
                 const std::size_t max_bytes = std::size_t(256) << 20;
                 CUDA_CHECK(cudaMalloc(&big_src, max_bytes));

@@ -5,6 +5,8 @@
 //   kRecaptureEachStep step_direct captures and instantiates the step again before each replay: right, slow
 //   kIgnoreFused       the fused graph is captured with the separate SiLU and multiply: right bits, one node more
 //   kSyncInCapture     the capture waits for its stream in the middle: the capture fails
+//   kSkipRepeats       after its first 20 calls, step_direct replays only one call in four (a student hoping the
+//                      timed loops repeat the same input): fast, and the verified steps after each timed run fail
 #pragma once
 
 #include <stdexcept>
@@ -79,6 +81,10 @@ void GraphStep::step_direct(cudaStream_t s) {
     if constexpr (kEagerStep) {
         run_step_eager(impl_->model, impl_->buffers, impl_->input, impl_->output, impl_->fused, s);
         return;
+    }
+    if constexpr (kSkipRepeats) {
+        static long calls = 0;
+        if (++calls > 20 && calls % 4 != 0) return;
     }
     if constexpr (kRecaptureEachStep) {
         impl_->release();
