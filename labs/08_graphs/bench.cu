@@ -4,12 +4,11 @@
 //                       host submit µs (the host clock around the enqueue alone, the stream drained before each;
 //                       median of 200), end-to-end µs per step (200 steps back to back, then drained; median of
 //                       the iterations, each one such run) and host launches per step
-//   breakeven/PATH/MIB  the copy-in sweep at M = 1, as perf.breakeven: a producer writes MIB MiB each step, then
-//                       the eager step (0); a copy of those bytes into a second buffer and your step_direct (1);
-//                       or the producer writes into that second buffer and your step_direct (2): end-to-end µs
-//                       per step (50 steps back to back)
+//   breakeven/PATH/MIB  the copy-in sweep at M = 1, as perf.breakeven: the eager step (0); a copy of MIB MiB into
+//                       a buffer beside the graph's input, then your step_direct (1); your step_direct alone, the
+//                       producer having written in place (2): end-to-end µs per step (50 steps back to back)
 //   breakeven_model     the copy rate at 256 MiB (bytes read and written per second) and the model's break-even
-//                       X = saving · B / 2, with the saving = eager − direct at 1 MiB, measured here
+//                       X = saving · B / 2, with the saving = eager − direct, measured here
 // In steps/ (20 iterations) and breakeven/ (10), an iteration is one run of steps back to back and its manual time
 // that run's µs per step: real_time is their mean, e2e_us their median. In breakeven_model it is the copy's.
 //
@@ -73,8 +72,8 @@ std::unique_ptr<GraphStep> make_graph(benchmark::State& state, Stack& st, bool f
     }
 }
 
-// The producer's two buffers of the sweep, 256 MiB each: where it writes, and where a copy (or the producer
-// itself) puts the input for the replay.
+// The sweep's two buffers, 256 MiB each: the input as its producer left it, and where a copy puts it for the
+// replay.
 gpulab::DeviceBuffer<unsigned char>& produced() {
     static gpulab::DeviceBuffer<unsigned char> b(std::size_t(kSweepMaxMiB * kMiB));
     return b;
@@ -163,14 +162,11 @@ void breakeven(benchmark::State& state) {
     unsigned char* to = captured().data();
     const std::function<void()> step = [&] {
         if (path == 0) {
-            CUDA_CHECK(cudaMemsetAsync(from, 1, x, st.stream));
             run_step_eager(st.model, st.buffers, st.in.data(), st.out.data(), false, st.stream);
         } else if (path == 1) {
-            CUDA_CHECK(cudaMemsetAsync(from, 1, x, st.stream));
             CUDA_CHECK(cudaMemcpyAsync(to, from, x, cudaMemcpyDeviceToDevice, st.stream));
             graph->step_direct(st.stream);
         } else {
-            CUDA_CHECK(cudaMemsetAsync(to, 1, x, st.stream));
             graph->step_direct(st.stream);
         }
     };
@@ -186,15 +182,11 @@ void breakeven_model(benchmark::State& state) {
     if (!graph) return;
     unsigned char* from = produced().data();
     unsigned char* to = captured().data();
-    // The saving per step where the input is smallest (1 MiB): eager − direct, producer included in both.
+    // The saving per step: eager − direct (neither copies).
     const std::function<void()> eager = [&] {
-        CUDA_CHECK(cudaMemsetAsync(from, 1, kMiB, st.stream));
         run_step_eager(st.model, st.buffers, st.in.data(), st.out.data(), false, st.stream);
     };
-    const std::function<void()> direct = [&] {
-        CUDA_CHECK(cudaMemsetAsync(to, 1, kMiB, st.stream));
-        graph->step_direct(st.stream);
-    };
+    const std::function<void()> direct = [&] { graph->step_direct(st.stream); };
     if (!warm_up(state, eager, st.stream) || !warm_up(state, direct, st.stream)) return;
     std::vector<double> e, d;
     for (int trial = 0; trial < 5; ++trial) {

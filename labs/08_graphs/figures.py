@@ -3,8 +3,8 @@
 
     figures.py --bench BENCH.json [--out DIR]
         lab08_steps.svg: host submit time and end-to-end time per step, eager, replayed and fused + replayed,
-        at M = 1, 16 and 256; lab08_breakeven.svg: time per step at M = 1 against the size of the producer's
-        input, eager, copied in and replayed, written in place and replayed, with the measured break-even and
+        at M = 1, 16 and 256; lab08_breakeven.svg: time per step at M = 1 against the size of the input,
+        eager, copied in and replayed, written in place and replayed, with the measured break-even and
         the model's (saving · B / 2); from `lab08_bench --benchmark_format=json > BENCH.json`
 """
 import argparse
@@ -77,7 +77,7 @@ def bench_figures(bench, out):
     (out / "lab08_steps.svg").write_text(side_by_side([submit, e2e]))
 
     sweep = [(mib, sweep_runs[0, mib]["e2e_us"], sweep_runs[1, mib]["e2e_us"], sweep_runs[2, mib]["e2e_us"]) for mib in sizes]
-    be = Chart(860, 400, "M = 1, a producer writing X each step: time per step")
+    be = Chart(860, 400, "M = 1, an input of X copied in before each replay: time per step")
     be.right = 290
     xs = [math.log2(mib) for mib in sizes]
     ys = [y for point in sweep for y in point[1:]]
@@ -98,7 +98,7 @@ def bench_figures(bench, out):
         be.dashed([x, x], [0, top], f"break-even {what}: {mib:.1f} MiB", colour, dash)
         be.parts.append(text(be.fx(x) + 4, be.fy(top) + 12 + 14 * k, what, size=11))
     be.parts.append(text(be.w - be.right + 16, be.top + 16 + 22 * len(be.legend) + 8,
-                         f"model: saving {model['saving_us']:.1f} µs a step (1 MiB),", size=11))
+                         f"model: saving {model['saving_us']:.1f} µs a step,", size=11))
     be.parts.append(text(be.w - be.right + 16, be.top + 16 + 22 * len(be.legend) + 24,
                          f"copy {model['copy_gbps']:.0f} GB/s moved (read + written)", size=11))
     (out / "lab08_breakeven.svg").write_text(be.svg())

@@ -742,11 +742,15 @@ void register_checks(Lab& lab) {
         }, 1, "reference alone: lab09 generic");
     });
     // Bars: provisional, to set from the reference on the H200.
+    // Bars from the reference on the H200 (session 9): on these 200 calls, with 111 distinct M and P of 16-68 ms,
+    // generic is nearly the best there is (with every count known ahead the measured costs allow 401.5 ms against
+    // generic's 402.2 ms), so over generic the policy must above all not lose: the reference 1.00x; over
+    // specialised, where every distinct M is compiled, the reference 15.5-19.7x.
     lab.performance("perf.policy_vs_generic", "(d) the mixed trace end to end: always generic over your policy", 8,
-                    {.requires_check = "correct.specialized", .pass_bar = 1.0, .full_bar = 1.2, .unit = "x generic", .reference = "generic"},
+                    {.requires_check = "correct.specialized", .pass_bar = 0.95, .full_bar = 0.98, .unit = "x generic", .reference = "generic"},
                     [](Context& ctx) { return perf_policy(ctx, true); });
     lab.performance("perf.policy_vs_specialized", "(d) the mixed trace end to end: always specialised over your policy", 7,
-                    {.requires_check = "correct.specialized", .pass_bar = 1.0, .full_bar = 1.2, .unit = "x specialised",
+                    {.requires_check = "correct.specialized", .pass_bar = 3.0, .full_bar = 8.0, .unit = "x specialised",
                      .reference = "generic"},
                     [](Context& ctx) { return perf_policy(ctx, false); });
 }
