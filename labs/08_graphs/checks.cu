@@ -70,7 +70,7 @@ std::string verify_direct(Context& ctx, Setup& s, GraphStep& step, const std::st
         step.step_direct(s.stream);
         CUDA_CHECK(cudaStreamSynchronize(s.stream));
         const std::string diff = first_difference(bits_of(step.output(), s.elements()), want);
-        if (!diff.empty()) return strprintf("after the timed runs, step %d on a new input: %s", rep + 1, diff.c_str());
+        if (!diff.empty()) return strprintf("a wrong result after the timed runs: step %d on a new input, %s", rep + 1, diff.c_str());
     }
     return "";
 }
@@ -342,7 +342,10 @@ void register_checks(Lab& lab) {
     lab.correctness("correct.move_output", "(d) the output moved by update and by recapture", 8, check_move_output);
     lab.correctness("launches.counts", "host launches and kernels for 5 runs, eager, graph and fused, against the model", 10,
                     check_launch_counts);
-    // Bars: provisional, to set from the reference on the H200.
+    // Bars from the reference's graded runs on the H200 (session 9): host submit 13.7-18.6x; end to end 1.43-1.91x
+    // (the eager step is bound by the host's launches, 22-30 µs a step on that machine, the replay by the device,
+    // 15.6 µs); break-even measured over model 0.68-0.89 (the copy costs ~2 µs to start and, from 16 MiB, evicts
+    // the step's weights from L2: measured below the model, further the larger the saving).
     lab.reference("eager", [](Context& ctx) {
         Setup s(1, ctx.seed_for("lab08 model"));
         return reference_alone("the eager step at M = 1",
@@ -353,9 +356,9 @@ void register_checks(Lab& lab) {
                     {.requires_check = "correct.direct", .pass_bar = 4.0, .full_bar = 8.0, .unit = "x eager", .reference = "eager"},
                     perf_host_submit);
     lab.performance("perf.e2e_m1", "end-to-end time per step at M = 1, eager over graph", 12,
-                    {.requires_check = "correct.direct", .pass_bar = 1.3, .full_bar = 1.6, .unit = "x eager", .reference = "eager"},
+                    {.requires_check = "correct.direct", .pass_bar = 1.2, .full_bar = 1.4, .unit = "x eager", .reference = "eager"},
                     perf_e2e);
     lab.performance("perf.breakeven", "the copy-in break-even swept, against the model from the measured saving and copy rate",
-                    14, {.requires_check = "correct.direct", .pass_bar = 0.6, .full_bar = 0.75, .unit = "measured / model", .reference = "eager"},
+                    14, {.requires_check = "correct.direct", .pass_bar = 0.5, .full_bar = 0.65, .unit = "measured / model", .reference = "eager"},
                     perf_breakeven);
 }
