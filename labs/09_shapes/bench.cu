@@ -1,0 +1,391 @@
+// FROZEN: do not edit. Lab 09 experiment (Y[M × N] = X[M × K] · W[K × N], N = K = 4096 as in the checks; one
+// program cache per measurement, in a fresh temporary directory, so every specialised M starts uncompiled):
+//   costs/STRATEGY/M      one call at M = 1, 8, 16, 32 … 4096 (the checks' cost grid, every bucket among them),
+//                         generic (0), bucketed (1: padded to the smallest of 16, 64, 256, 512, 1024, 2048, 4096
+//                         that holds M) and specialised (2): call_ms, the median of 20 calls (CUDA events around
+//                         each, the L2 flushed before it, as the checks' time_region), and for specialised prep_ms, P:
+//                         the first call from an empty cache (host clock: NVRTC, the cache's store, the load, the
+//                         call) minus call_ms
+//   crossover             at M = 16, the calls after which specialising pays, P / (T_generic − T_specialised), from
+//                         costs/'s P and T at 16 (none when T_specialised ≥ T_generic); then, as measure.crossover, a
+//                         third of that many calls and three times as many run both ways, from an empty cache (host
+//                         clock, ms; not beyond 20000 calls)
+//   serve/TRACE/STRATEGY  the first 200 calls of datasets/traces/TRACE.csv served always generic (0), always
+//                         specialised (2) and by your choose_strategy (-1) in the grader's loop (perf.policy_*):
+//                         before each call, the calls of its M still expected (M's share of the calls so far, 16
+//                         calls of other M assumed before the first, times the calls left, plus this one) and M's
+//                         costs from costs/' grid (a bucketed call its bucket's time, the others interpolated
+//                         between M's neighbours on the grid; P the grid's median, 0 once M is compiled in this
+//                         run): total_ms on the host clock, preparation included, from an empty cache; the calls
+//                         each strategy served; hindsight_ms, the least these costs allow with every M's count
+//                         known ahead
+// The process compiles one program (M = 3, not on the grid) before it measures any P: its first NVRTC compile and
+// library load pay one-off costs that belong to no M (the checks have compiled before they measure). In costs/ an
+// iteration is one call and its manual time that call's; in crossover it is P; in serve/ the whole run (1 iteration).
+//
+//   build/labs/09_shapes/lab09_bench --benchmark_format=json > bench.json   (your code)
+//   labs/09_shapes/figures.py --bench bench.json                            (the pictures)
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <benchmark/benchmark.h>
+
+#include "labs/bench.hpp"
+#include "labs/buffer.hpp"
+#include "labs/models/datasets.hpp"
+#include "labs/random.hpp"
+#include "labs/timing.hpp"
+#include "shapes.hpp"
+
+namespace {
+
+constexpr int kN = 4096, kK = 4096;
+constexpr int kCallReps = 20;     // calls timed per costs/ point
+constexpr int kServeCalls = 200;  // the first calls of each trace (as the checks)
+constexpr int kPriorCalls = 16;   // the estimate of calls to come assumes this many calls of other M before the first
+constexpr int kCrossoverM = 16;   // a decode shape (as measure.crossover)
+constexpr int kMaxCrossoverRun = 20000;  // the runs of crossover are skipped beyond this many calls
+const std::vector<int> kBuckets{16, 64, 256, 512, 1024, 2048, 4096};
+const std::vector<int> kCostGrid{1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};  // holds every bucket
+
+int bucket_of(int m) {
+    for (const int b : kBuckets)
+        if (b >= m) return b;
+    return m;
+}
+
+double median(std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// A fresh directory for one program cache, removed with it.
+struct TempDir {
+    std::filesystem::path path;
+    explicit TempDir(const std::string& tag) {
+        path = std::filesystem::temp_directory_path() / ("labs-lab09-bench-" + tag + "-" + std::to_string(::getpid()) + "-" +
+                                                         std::to_string(std::random_device{}()));
+        std::filesystem::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+};
+
+// The first kServeCalls row counts of datasets/traces/NAME.csv.
+const std::vector<int>& trace(const std::string& name) {
+    static std::map<std::string, std::vector<int>> traces;
+    auto it = traces.find(name);
+    if (it == traces.end()) {
+        std::vector<int> all = load_trace(gpulab::models::datasets_dir() / "traces" / (name + ".csv"));
+        all.resize(std::min<std::size_t>(all.size(), kServeCalls));
+        it = traces.emplace(name, std::move(all)).first;
+    }
+    return it->second;
+}
+
+// X, W and Y for every call of the grid and of the traces (4096 rows: no M of the traces' first calls is larger).
+struct Operands {
+    static constexpr int kRows = 4096;
+    gpulab::DeviceBuffer<__nv_bfloat16> x{std::size_t(kRows) * kK}, w{std::size_t(kK) * kN}, y{std::size_t(kRows) * kN};
+    Operands() {
+        gpulab::fill_uniform_bf16_device(x.data(), x.size(), 1, -1.0f, 1.0f);
+        gpulab::fill_uniform_bf16_device(w.data(), w.size(), 2, -1.0f, 1.0f);
+    }
+    [[nodiscard]] Gemm call(int m) {
+        if (m > kRows)
+            throw std::runtime_error("M = " + std::to_string(m) + " is above the bench's " + std::to_string(kRows) + " rows");
+        return {x.data(), w.data(), y.data(), m, kN, kK};
+    }
+};
+
+Operands& operands() {
+    static Operands o;
+    return o;
+}
+
+void launch(int strategy, const Gemm& g, ProgramCache& cache, cudaStream_t s) {
+    if (strategy == 0) launch_gemm_generic(g, s);
+    else if (strategy == 1) launch_gemm_bucketed(g, kBuckets, s);
+    else launch_gemm_specialized(g, cache, s);
+}
+
+// Before any P is measured: one program compiled, stored and loaded (M = 3, off the grid), so that the process's
+// first NVRTC compile and library load are nobody's P. An error here is left to the benchmarks to report.
+void warm_process() {
+    static bool done = false;
+    if (done) return;
+    done = true;
+    try {
+        TempDir dir("warm");
+        ProgramCache cache(dir.path, 1);
+        const Gemm g = operands().call(3);
+        launch_gemm_generic(g, nullptr);
+        launch_gemm_specialized(g, cache, nullptr);
+        CUDA_CHECK(cudaDeviceSynchronize());
+    } catch (const std::exception&) {
+    }
+}
+
+// One call timed with CUDA events on the default stream, the L2 flushed before it (as time_region does).
+double one_call_ms(const std::function<void()>& call) {
+    static gpulab::EventTimer timer;
+    gpulab::bench::l2_flusher().flush();
+    timer.start();
+    call();
+    timer.stop();
+    return timer.elapsed_ms();
+}
+
+// What costs/ measured (or, for a point no costs/ benchmark ran, what the same measurement gives), by M.
+struct Point {
+    std::array<std::optional<double>, 3> call_ms;
+    std::optional<double> prep_ms;  // specialised
+};
+std::map<int, Point>& measured() {
+    static std::map<int, Point> points;
+    return points;
+}
+
+// One strategy at M, from an empty cache: the first call on the host clock, then kCallReps calls timed (each one
+// an iteration of `state` when given). Records call_ms (their median) and, for specialised, P. Throws on an error.
+void measure(int strategy, int m, benchmark::State* state) {
+    warm_process();
+    const Gemm g = operands().call(m);
+    TempDir dir("costs");
+    ProgramCache cache(dir.path, 16);
+    const auto call = [&] { launch(strategy, g, cache, nullptr); };
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const auto t0 = std::chrono::steady_clock::now();
+    call();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const double first_ms = ms_since(t0);
+    std::vector<double> ms;
+    if (state != nullptr) {
+        for (auto _ : *state) {
+            ms.push_back(one_call_ms(call));
+            state->SetIterationTime(ms.back() * 1e-3);
+        }
+    } else {
+        for (int i = 0; i < kCallReps; ++i) ms.push_back(one_call_ms(call));
+    }
+    if (ms.empty()) return;
+    Point& p = measured()[m];
+    p.call_ms[std::size_t(strategy)] = median(ms);
+    if (strategy == 2) p.prep_ms = std::max(0.0, first_ms - median(ms));
+}
+
+const Point& point(int m) {
+    for (int s = 0; s < 3; ++s)
+        if (!measured()[m].call_ms[std::size_t(s)]) measure(s, m, nullptr);
+    return measured()[m];
+}
+
+// The policy's cost table, as the checks' Serving::measure_costs builds it: per grid entry the three call times,
+// specialised's P the median of the grid's (P when M is not compiled yet).
+std::vector<std::array<StrategyCost, 3>> grid_costs() {
+    std::vector<std::array<StrategyCost, 3>> costs;
+    std::vector<double> preps;
+    for (const int m : kCostGrid) {
+        const Point& p = point(m);
+        costs.push_back({StrategyCost{0, *p.call_ms[0]}, StrategyCost{0, *p.call_ms[1]}, StrategyCost{0, *p.call_ms[2]}});
+        preps.push_back(*p.prep_ms);
+    }
+    const double p = median(preps);
+    for (auto& c : costs) c[2].prep_ms = p;
+    return costs;
+}
+
+// Mirrors the checks' Serving::costs_for: a bucketed call costs its bucket's time, a generic or specialised one the
+// time interpolated between the grid's neighbours of M.
+std::array<StrategyCost, 3> costs_for(const std::vector<std::array<StrategyCost, 3>>& costs, int m) {
+    const auto at = [&](int rows) {
+        return std::size_t(std::lower_bound(kCostGrid.begin(), kCostGrid.end(), rows) - kCostGrid.begin());
+    };
+    const std::size_t hi = std::min(at(m), kCostGrid.size() - 1), lo = hi == 0 ? 0 : hi - 1;
+    const double f = kCostGrid[hi] == kCostGrid[lo]
+                         ? 1.0
+                         : std::clamp(double(m - kCostGrid[lo]) / double(kCostGrid[hi] - kCostGrid[lo]), 0.0, 1.0);
+    std::array<StrategyCost, 3> c = costs[hi];
+    for (const std::size_t k : {std::size_t(0), std::size_t(2)})
+        c[k].call_ms = costs[lo][k].call_ms + f * (costs[hi][k].call_ms - costs[lo][k].call_ms);
+    c[1].call_ms = costs[std::min(at(bucket_of(m)), kCostGrid.size() - 1)][1].call_ms;
+    return c;
+}
+
+struct Served {
+    double ms = 0;
+    std::array<int, 3> used{};
+};
+
+// Mirrors the checks' Serving::serve (the grader's loop; the checks' code is not linked into the bench): the
+// trace served with one fixed strategy (0, 2) or the policy (-1) from an empty cache, timed on the host clock
+// from a drained device to a drained device.
+Served serve_trace(const std::vector<int>& trace, int fixed, const std::vector<std::array<StrategyCost, 3>>& costs) {
+    Served r;
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const auto t0 = std::chrono::steady_clock::now();
+    {
+        TempDir dir("serve");
+        ProgramCache cache(dir.path, 1024);
+        std::map<int, int> seen;
+        std::set<int> compiled;
+        for (std::size_t i = 0; i < trace.size(); ++i) {
+            const int m = trace[i];
+            int k = fixed;
+            if (fixed < 0) {
+                // M's share of the calls so far (this one not counted, kPriorCalls more assumed), times the calls left.
+                const int n = ++seen[m];
+                const double expected = 1.0 + double(trace.size() - i - 1) * double(n - 1) / double(i + kPriorCalls);
+                std::array<StrategyCost, 3> c = costs_for(costs, m);
+                if (compiled.count(m)) c[2].prep_ms = 0;
+                k = choose_strategy(c, expected);
+                if (k < 0 || k > 2)
+                    throw std::runtime_error("choose_strategy returned " + std::to_string(k) + ", not 0, 1 or 2");
+            }
+            if (k == 2) compiled.insert(m);
+            ++r.used[std::size_t(k)];
+            launch(k, operands().call(m), cache, nullptr);
+        }
+        CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    r.ms = ms_since(t0);
+    return r;
+}
+
+// `calls` calls of one M served one way from an empty cache, host clock (as measure.crossover's runs).
+double run_calls_ms(int m, int calls, bool specialized) {
+    TempDir dir("run");
+    ProgramCache cache(dir.path, 4);
+    const Gemm g = operands().call(m);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) launch(specialized ? 2 : 0, g, cache, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return ms_since(t0);
+}
+
+void costs(benchmark::State& state) {
+    const int strategy = static_cast<int>(state.range(0)), m = static_cast<int>(state.range(1));
+    try {
+        measure(strategy, m, &state);
+    } catch (const std::exception& e) {
+        state.SkipWithError(e.what());
+        return;
+    }
+    const Point& p = measured()[m];
+    if (!p.call_ms[std::size_t(strategy)]) return;
+    state.counters["strategy"] = strategy;
+    state.counters["M"] = m;
+    state.counters["N"] = kN;
+    state.counters["K"] = kK;
+    state.counters["call_ms"] = *p.call_ms[std::size_t(strategy)];
+    state.counters["prep_ms"] = strategy == 2 ? *p.prep_ms : 0.0;
+    if (strategy == 1) state.counters["bucket"] = bucket_of(m);
+}
+
+void crossover(benchmark::State& state) {
+    double p_ms = 0, t_generic = 0, t_specialized = 0;
+    try {
+        const Point& p = point(kCrossoverM);
+        p_ms = *p.prep_ms, t_generic = *p.call_ms[0], t_specialized = *p.call_ms[2];
+    } catch (const std::exception& e) {
+        state.SkipWithError(e.what());
+        return;
+    }
+    state.counters["M"] = kCrossoverM;
+    state.counters["p_specialized_ms"] = p_ms;
+    state.counters["t_generic_ms"] = t_generic;
+    state.counters["t_specialized_ms"] = t_specialized;
+    // Specialising never pays when its call is not the faster: then no crossover_calls, and no runs.
+    const double calls = t_specialized < t_generic ? p_ms / (t_generic - t_specialized) : 0.0;
+    const int before = std::max(1, int(calls / 3)), after = int(std::ceil(calls * 3));
+    if (calls > 0) state.counters["crossover_calls"] = calls;
+    if (calls > 0 && after <= kMaxCrossoverRun) {
+        try {
+            state.counters["calls_before"] = before;
+            state.counters["calls_after"] = after;
+            state.counters["generic_before_ms"] = run_calls_ms(kCrossoverM, before, false);
+            state.counters["specialized_before_ms"] = run_calls_ms(kCrossoverM, before, true);
+            state.counters["generic_after_ms"] = run_calls_ms(kCrossoverM, after, false);
+            state.counters["specialized_after_ms"] = run_calls_ms(kCrossoverM, after, true);
+        } catch (const std::exception& e) {
+            state.SkipWithError(e.what());
+            return;
+        }
+    }
+    for (auto _ : state) state.SetIterationTime(p_ms * 1e-3);
+}
+
+void serve(benchmark::State& state, const char* name) {
+    const int fixed = static_cast<int>(state.range(0));
+    Served r;
+    std::vector<std::array<StrategyCost, 3>> costs;
+    try {
+        const std::vector<int>& calls = trace(name);
+        costs = grid_costs();
+        for (auto _ : state) {
+            r = serve_trace(calls, fixed, costs);
+            state.SetIterationTime(r.ms * 1e-3);
+        }
+    } catch (const std::exception& e) {
+        state.SkipWithError(e.what());
+        return;
+    }
+    const std::vector<int>& calls = trace(name);
+    std::map<int, int> counts;
+    for (const int m : calls) ++counts[m];
+    double hindsight = 0;
+    for (const auto& [m, count] : counts) {
+        double best = 1e300;
+        for (const StrategyCost& k : costs_for(costs, m)) best = std::min(best, k.prep_ms + count * k.call_ms);
+        hindsight += best;
+    }
+    state.counters["strategy"] = fixed;
+    state.counters["calls"] = double(calls.size());
+    state.counters["distinct"] = double(counts.size());
+    state.counters["total_ms"] = r.ms;
+    state.counters["calls_generic"] = r.used[0];
+    state.counters["calls_bucketed"] = r.used[1];
+    state.counters["calls_specialized"] = r.used[2];
+    state.counters["p_ms"] = costs[0][2].prep_ms;
+    state.counters["hindsight_ms"] = hindsight;
+}
+
+}  // namespace
+
+BENCHMARK(costs)
+    ->ArgsProduct({{0, 1, 2}, {1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096}})
+    ->UseManualTime()
+    ->Iterations(kCallReps)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(crossover)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+// serve/TRACE/STRATEGY: 0 always generic, 2 always specialised, -1 your policy.
+BENCHMARK_CAPTURE(serve, decode_heavy, "decode_heavy")
+    ->Arg(0)->Arg(2)->Arg(-1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(serve, prefill_heavy, "prefill_heavy")
+    ->Arg(0)->Arg(2)->Arg(-1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(serve, mixed, "mixed")->Arg(0)->Arg(2)->Arg(-1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+
+int main(int argc, char** argv) { return gpulab::bench::run_benchmarks(argc, argv); }

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Lab 09's figures. Nothing is drawn or typed by hand.
+
+    figures.py --bench BENCH.json [--out DIR]
+        lab09_costs.svg: the time of one call against M on log-log axes, generic, bucketed (a step at each
+        bucket's edge: M padded up to the bucket) and specialised, with P (NVRTC, store and load of one M's
+        program) and the crossover at M = 16 noted beside; lab09_serve.svg: the first 200 calls of each trace
+        served always generic, always specialised and by the policy, from an empty cache, preparation included
+        (total ms on a log axis, each bar's value above it; the policy's calls per strategy and the hindsight
+        best below each trace); from `lab09_bench --benchmark_format=json > BENCH.json`
+"""
+import argparse
+import json
+import math
+import pathlib
+import re
+import statistics
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "common" / "scripts"))
+from svg_chart import COLOURS, Chart, text  # noqa: E402
+
+here = pathlib.Path(__file__).resolve().parent
+
+STRATEGIES = {0: ("generic", 0), 1: ("bucketed", 1), 2: ("specialised", 2)}        # costs/STRATEGY: name, colour
+SERVED = {0: ("always generic", 0), 2: ("always specialised", 2), -1: ("policy", 4)}  # serve/TRACE/STRATEGY
+TRACES = ["decode_heavy", "prefill_heavy", "mixed"]                                  # in this order, when present
+
+
+def value_label(v):
+    return f"{v:.0f}" if v >= 100 else f"{v:.1f}"
+
+
+def log_bars(chart, groups, series, y_label):
+    """Bars side by side in each group on a log y axis (ticks at powers of ten, the bars from the decade below a
+    third of the smallest value), each with its value above it. series: a list of (name, colour, values), one
+    value per group."""
+    values = [v for _, _, vs in series for v in vs]
+    lo, hi = math.floor(math.log10(min(values) / 3)), math.ceil(math.log10(max(values) * 1.05))
+    slot = chart.plot_w() / len(groups)
+    chart.fx = lambda i: chart.left + slot * (i + 0.5)
+    chart.fy = lambda v: chart.top + (1 - (math.log10(v) - lo) / (hi - lo)) * chart.plot_h()
+    for e in range(lo, hi + 1):
+        chart._tick_y(chart.fy(10 ** e), f"{10 ** e:g}")
+    for i, g in enumerate(groups):
+        chart._tick_x(chart.fx(i), g)
+    chart._frame("", y_label)
+    width = slot * 0.8 / len(series)
+    base = chart.fy(10 ** lo)
+    for k, (name, colour, vals) in enumerate(series):
+        for i, v in enumerate(vals):
+            left = chart.fx(i) + (k - len(series) / 2) * width
+            chart.parts.append(f'<rect x="{left + 1:.1f}" y="{chart.fy(v):.1f}" width="{width - 2:.1f}" '
+                               f'height="{base - chart.fy(v):.1f}" fill="{COLOURS[colour]}"/>')
+            chart.parts.append(text(left + width / 2, chart.fy(v) - 4, value_label(v), anchor="middle"))
+        chart.legend.append((name, colour, "square"))
+
+
+def bench_figures(bench, out):
+    data = json.loads(pathlib.Path(bench).read_text())
+    runs = [b for b in data["benchmarks"] if b.get("run_type") != "aggregate" and not b.get("error_occurred")]
+    costs = {(int(b["strategy"]), int(b["M"])): b for b in runs if re.match(r"costs/\d+/\d+/", b["name"])}
+    crossover = next((b for b in runs if b["name"].startswith("crossover")), None)
+    served = {}
+    for b in runs:
+        m = re.match(r"serve/(\w+)/(-?\d+)/", b["name"])
+        if m:
+            served[m.group(1), int(m.group(2))] = b
+    ms = sorted({m for _, m in costs})
+    traces = [t for t in TRACES if any((t, s) in served for s in SERVED)]
+    if not ms or any((s, m) not in costs for s in STRATEGIES for m in ms) or crossover is None:
+        sys.exit("figures.py: costs/ runs (all three strategies at every M) or crossover missing in " + bench)
+    if not traces or any((t, s) not in served for t in traces for s in SERVED):
+        sys.exit("figures.py: serve/ runs missing (always generic, always specialised and the policy on each trace) in " + bench)
+    out.mkdir(exist_ok=True)
+
+    # Time per call against M.
+    first = costs[0, ms[0]]
+    chart = Chart(960, 440, f"One call, N = K = {int(first['N'])}: time per call against the rows M")
+    chart.right = 330
+    chart.log_axes(ms, [b["call_ms"] for b in costs.values()], "M, the call's rows (log scale)", "ms per call (log scale)")
+    for s, (name, colour) in STRATEGIES.items():
+        ys = [costs[s, m]["call_ms"] for m in ms]
+        if s == 1:
+            # A call of M costs its bucket's time: a step at each bucket's edge, from the smallest M measured.
+            at = {int(costs[1, m]["bucket"]): costs[1, m]["call_ms"] for m in ms if int(costs[1, m]["bucket"]) == m}
+            edges = sorted(at)
+            steps_x, steps_y, x = [], [], ms[0]
+            for b in edges:
+                steps_x += [x, b]
+                steps_y += [at[b], at[b]]
+                x = b
+            chart.line(steps_x, steps_y, None, colour)
+            buckets = ", ".join(str(b) for b in edges[:2]) + ", …, " + str(edges[-1]) if len(edges) > 3 else ", ".join(map(str, edges))
+            chart.points(ms, ys, f"{name} (M padded to {buckets})", colour, square=True)
+        else:
+            chart.line(ms, ys, None, colour)
+            chart.points(ms, ys, name, colour)
+    preps = [costs[2, m]["prep_ms"] for m in ms]
+    p16, tg, ts = crossover["p_specialized_ms"], crossover["t_generic_ms"], crossover["t_specialized_ms"]
+    notes = ["Specialising one M first costs P: NVRTC,",
+             "the cache's store and the load (the first",
+             "call from an empty cache, less a call):",
+             f"{min(preps):.0f}–{max(preps):.0f} ms over these M, median {statistics.median(preps):.0f} ms.",
+             ""]
+    if "crossover_calls" in crossover:
+        notes += [f"At M = 16, P = {p16:.1f} ms and T = {tg * 1e3:.0f} µs",
+                  f"generic against {ts * 1e3:.0f} µs specialised: it pays",
+                  f"after P / (T_g − T_s) = {crossover['crossover_calls']:.0f} calls."]
+        if "calls_after" in crossover:
+            c = crossover
+            notes += ["", "Run both ways from an empty cache:",
+                      f"{int(c['calls_before'])} calls: {c['generic_before_ms']:.1f} ms generic, "
+                      f"{c['specialized_before_ms']:.1f} specialised;",
+                      f"{int(c['calls_after'])} calls: {c['generic_after_ms']:.1f} ms generic, "
+                      f"{c['specialized_after_ms']:.1f} specialised."]
+    else:
+        notes += [f"At M = 16 specialising never pays: T = {tg * 1e3:.0f} µs",
+                  f"generic against {ts * 1e3:.0f} µs specialised."]
+    y = chart.top + 16 + 22 * len(chart.legend) + 14
+    for k, line in enumerate(notes):
+        chart.parts.append(text(chart.w - chart.right + 16, y + 16 * k, line, size=12))
+    (out / "lab09_costs.svg").write_text(chart.svg())
+
+    # The traces served three ways.
+    calls = int(served[traces[0], 0]["calls"])
+    serve = Chart(940, 460, f"The first {calls} calls of each trace from an empty cache, preparation included")
+    serve.right, serve.bottom = 300, 104
+    log_bars(serve, traces, [(name, colour, [served[t, s]["total_ms"] for t in traces]) for s, (name, colour) in SERVED.items()],
+             "ms in all (host clock, log scale)")
+    below = serve.top + serve.plot_h() + 20
+    for i, t in enumerate(traces):
+        p = served[t, -1]
+        lines = [f"{int(p['distinct'])} distinct M",
+                 f"policy: {int(p['calls_generic'])} / {int(p['calls_bucketed'])} / {int(p['calls_specialized'])}",
+                 f"hindsight {value_label(p['hindsight_ms'])} ms"]
+        for k, line in enumerate(lines):
+            serve.parts.append(text(serve.fx(i), below + 18 + 15 * k, line, size=11, anchor="middle"))
+    notes = ["policy: your choose_strategy before each",
+             "call; below, the calls it served generic /",
+             "bucketed / specialised.",
+             "",
+             "hindsight: the least these costs allow with",
+             "every M's count known ahead.",
+             "",
+             f"The policy's P: {served[traces[0], -1]['p_ms']:.0f} ms to specialise an M",
+             "(the median of the cost grid's)."]
+    y = serve.top + 16 + 22 * len(serve.legend) + 14
+    for k, line in enumerate(notes):
+        serve.parts.append(text(serve.w - serve.right + 16, y + 16 * k, line, size=12))
+    (out / "lab09_serve.svg").write_text(serve.svg())
+    print(f"wrote {out / 'lab09_costs.svg'} and {out / 'lab09_serve.svg'}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bench", required=True)
+    ap.add_argument("--out", default=str(here / "figures"))
+    a = ap.parse_args()
+    bench_figures(a.bench, pathlib.Path(a.out))
+
+
+if __name__ == "__main__":
+    main()

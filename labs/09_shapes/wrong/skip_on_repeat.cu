@@ -1,0 +1,15 @@
+// Known-bad (wrong/expect.json), GPU: the bucketed launcher remembers the calls it made and skips one whose X, W, Y
+// and M it has seen before, leaving Y as it is: a serving loop that repeats shapes on the same buffers looks
+// faster, and the verified run on new X finds a stale Y.
+#include <set>
+#include <tuple>
+
+#define launch_gemm_bucketed reference_launch_gemm_bucketed
+#include "../../../solutions/09_shapes/shapes.cu"
+#undef launch_gemm_bucketed
+
+void launch_gemm_bucketed(const Gemm& g, std::span<const int> buckets, cudaStream_t stream) {
+    static std::set<std::tuple<const void*, const void*, const void*, int>> seen;
+    if (!seen.insert({g.x, g.w, g.y, g.m}).second) return;
+    reference_launch_gemm_bucketed(g, buckets, stream);
+}
