@@ -41,4 +41,15 @@ else
             { echo "labs/07_attention/figures/$f.svg is not what labs/07_attention/figures.py draws: run it"; status=1; }
     done
 fi
+# Lab 08 draws two figures from its bench, into a folder.
+mkdir -p "$work/08" && if ! "$py" "$src/labs/08_graphs/figures.py" \
+        --bench "$src/labs/08_graphs/figures/lab08_bench.json" --out "$work/08" >/dev/null; then
+    echo "labs/08_graphs/figures.py failed"
+    status=1
+else
+    for f in lab08_steps lab08_breakeven; do
+        cmp -s "$work/08/$f.svg" "$src/labs/08_graphs/figures/$f.svg" ||
+            { echo "labs/08_graphs/figures/$f.svg is not what labs/08_graphs/figures.py draws: run it"; status=1; }
+    done
+fi
 exit $status

@@ -1,0 +1,364 @@
+// FROZEN: do not edit. Lab 08's graded checks: every path bit-identical to the
+// eager step after replays with new inputs (copied in, or written by the producer), the fused graph, the output
+// moved by update and by recapture; launches counted (host launches through the given launchers and replay(),
+// kernels as the captured graph's nodes); host submit time and end-to-end time per step at M = 1, graph over
+// eager; and the copy-in break-even measured against the model from the measured saving and copy rate.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "graphs.hpp"
+#include "grader/gpu_checks.hpp"
+#include "labs/bf16.hpp"
+#include "labs/buffer.hpp"
+#include "labs/models/launch.hpp"
+#include "labs/models/units.hpp"
+#include "labs/random.hpp"
+#include "labs/text.hpp"
+#include "labs/timing.hpp"
+
+using namespace gpulab;
+using namespace gpulab::grader;
+namespace models = gpulab::models;
+
+namespace {
+
+constexpr int kRuns = 5;  // not the chapter's 3, whose counts are paper exercises: the report must not show them
+
+// One stack at M rows: weights, scratch, an eager output, a graph.
+struct Setup {
+    FfnShape shape;
+    FfnModel model;
+    StepBuffers buffers;
+    DeviceBuffer<bf16> in, eager_out;
+    cudaStream_t stream = nullptr;
+    Setup(int m, std::uint64_t seed)
+        : shape{m}, model(shape, seed), buffers(shape), in(std::size_t(m) * shape.hidden), eager_out(std::size_t(m) * shape.hidden) {
+        CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    }
+    ~Setup() { cudaStreamDestroy(stream); }
+    [[nodiscard]] std::size_t elements() const { return std::size_t(shape.m) * shape.hidden; }
+    std::vector<std::uint16_t> eager(const bf16* input) {
+        run_step_eager(model, buffers, input, eager_out.data(), false, stream);
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        return to_host_bits(eager_out);
+    }
+};
+
+std::vector<std::uint16_t> bits_of(const bf16* device, std::size_t n) {
+    std::vector<std::uint16_t> h(n);
+    CUDA_CHECK(cudaMemcpy(h.data(), device, n * sizeof(std::uint16_t), cudaMemcpyDeviceToHost));
+    return h;
+}
+
+std::string first_difference(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& b) {
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i] != b[i]) return strprintf("element %zu: 0x%04x, the eager step 0x%04x", i, a[i], b[i]);
+    return "";
+}
+
+// A timed run's results checked afterwards: three more steps, each on a new input written into input(), must give
+// the eager step's bits (a step skipped or answered from an earlier call fails here). "" when right.
+std::string verify_direct(Context& ctx, Setup& s, GraphStep& step, const std::string& what) {
+    for (int rep = 0; rep < 3; ++rep) {
+        const std::uint64_t seed = ctx.seed_for("lab08 verify " + what + " " + std::to_string(rep));
+        fill_uniform_bf16_device(s.in.data(), s.elements(), seed, -1.0f, 1.0f);
+        const std::vector<std::uint16_t> want = s.eager(s.in.data());
+        fill_uniform_bf16_device(step.input(), s.elements(), seed, -1.0f, 1.0f, s.stream);
+        step.step_direct(s.stream);
+        CUDA_CHECK(cudaStreamSynchronize(s.stream));
+        const std::string diff = first_difference(bits_of(step.output(), s.elements()), want);
+        if (!diff.empty()) return strprintf("a wrong result after the timed runs: step %d on a new input, %s", rep + 1, diff.c_str());
+    }
+    return "";
+}
+
+// (a, b): three replays, each with a new input — copied in, or written into input() by a producer — must give the
+// eager step's bits on that input.
+CorrectnessResult check_replays(Context& ctx, bool direct, bool fused) {
+    CorrectnessResult r;
+    for (const int m : {1, 256}) {
+        Setup s(m, ctx.seed_for("lab08 model"));
+        GraphStep step(s.model, s.buffers, fused);
+        for (int rep = 0; rep < 3; ++rep) {
+            const std::uint64_t seed = ctx.seed_for("lab08 input " + std::to_string(rep) + (direct ? " direct" : " copy"));
+            fill_uniform_bf16_device(s.in.data(), s.elements(), seed, -1.0f, 1.0f);
+            const std::vector<std::uint16_t> want = s.eager(s.in.data());
+            if (direct) {
+                if (step.input() == nullptr) return r.message = "input() is null", r;
+                fill_uniform_bf16_device(step.input(), s.elements(), seed, -1.0f, 1.0f, s.stream);  // the producer
+                step.step_direct(s.stream);
+            } else {
+                step.step_copy_in(s.in.data(), s.stream);
+            }
+            CUDA_CHECK(cudaStreamSynchronize(s.stream));
+            if (step.output() == nullptr) return r.message = "output() is null", r;
+            const std::string diff = first_difference(bits_of(step.output(), s.elements()), want);
+            if (!diff.empty()) {
+                r.message = strprintf("M = %d, replay %d with a new input (%s%s): %s", m, rep + 1,
+                                      direct ? "written into input()" : "copied in", fused ? ", fused" : "", diff.c_str());
+                r.hint = rep > 0 ? "the first replay was right: does the graph read the buffer the new input went to?"
+                                 : "capture the same launches as run_step_eager, with the graph's own input and output";
+                return r;
+            }
+        }
+    }
+    r.passed = true;
+    r.message = std::string("M = 1 and 256, three replays each with a new input ") +
+                (direct ? "written into input() by its producer" : "copied in") + (fused ? ", fused chain" : "") +
+                ": the eager step's bits";
+    return r;
+}
+
+// (d): the output moved by update, then by recapture: the next step lands there, with the eager step's bits.
+CorrectnessResult check_move_output(Context& ctx) {
+    CorrectnessResult r;
+    Setup s(1, ctx.seed_for("lab08 model"));
+    GraphStep step(s.model, s.buffers, false);
+    DeviceBuffer<bf16> y1(s.elements()), y2(s.elements());
+    double update_us = 0, recapture_us = 0;
+    for (const bool update : {true, false}) {
+        DeviceBuffer<bf16>& y = update ? y1 : y2;
+        y.poison();
+        const auto t0 = std::chrono::steady_clock::now();
+        if (update) step.move_output_by_update(y.data());
+        else step.move_output_by_recapture(y.data());
+        (update ? update_us : recapture_us) = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+        fill_uniform_bf16_device(s.in.data(), s.elements(), ctx.seed_for(update ? "lab08 move u" : "lab08 move r"), -1.0f, 1.0f);
+        const std::vector<std::uint16_t> want = s.eager(s.in.data());
+        step.step_copy_in(s.in.data(), s.stream);
+        CUDA_CHECK(cudaStreamSynchronize(s.stream));
+        const std::string diff = first_difference(to_host_bits(y), want);
+        if (!diff.empty()) {
+            r.message = std::string("after moving the output by ") + (update ? "update" : "recapture") + ": " + diff;
+            r.hint = "the new output pointer must reach the last kernel's arguments in the instantiated graph";
+            return r;
+        }
+    }
+    r.passed = true;
+    r.message = strprintf("the output moved by update (%.0f µs on the host) and by recapture (%.0f µs): the next step "
+                          "writes there, right bits", update_us, recapture_us);
+    r.details = {{"update_us", update_us}, {"recapture_us", recapture_us}};
+    return r;
+}
+
+std::size_t kernel_nodes(cudaGraph_t g) {
+    std::size_t n = 0;
+    CUDA_CHECK(cudaGraphGetNodes(g, nullptr, &n));
+    std::vector<cudaGraphNode_t> nodes(n);
+    CUDA_CHECK(cudaGraphGetNodes(g, nodes.data(), &n));
+    std::size_t kernels = 0;
+    for (cudaGraphNode_t node : nodes) {
+        cudaGraphNodeType t{};
+        CUDA_CHECK(cudaGraphNodeGetType(node, &t));
+        kernels += t == cudaGraphNodeTypeKernel;
+    }
+    return kernels;
+}
+
+// Launches for kRuns runs: host launches through the counted launchers and replay(); kernels per run as the
+// graph's kernel nodes, against models::launch_variants.
+CorrectnessResult check_launch_counts(Context& ctx) {
+    CorrectnessResult r;
+    Setup s(1, ctx.seed_for("lab08 model"));
+    const auto expected = models::launch_variants(kRuns, 6, 5);
+    const std::int64_t e0 = host_launches();
+    for (int i = 0; i < kRuns; ++i) run_step_eager(s.model, s.buffers, s.in.data(), s.eager_out.data(), false, s.stream);
+    const std::int64_t eager = host_launches() - e0;
+    std::string found = strprintf("eager %lld host launches", (long long)eager);
+    for (const bool fused : {false, true}) {
+        GraphStep step(s.model, s.buffers, fused);
+        const std::int64_t g0 = host_launches(), gl0 = graph_launches();
+        for (int i = 0; i < kRuns; ++i) step.step_direct(s.stream);
+        CUDA_CHECK(cudaStreamSynchronize(s.stream));
+        const std::int64_t hosts = host_launches() - g0, graphs = graph_launches() - gl0;
+        const std::size_t kernels = step.graph() == nullptr ? 0 : kernel_nodes(step.graph()) * kRuns;
+        const models::LaunchCounts want = expected[fused ? 3 : 1].counts;
+        found += strprintf("; %s: %lld host launches (%lld graphs), %zu kernels", fused ? "fused + graph" : "graph",
+                           (long long)hosts, (long long)graphs, kernels);
+        if (hosts != want.host_submissions || graphs != kRuns || std::int64_t(kernels) != want.device_kernels) {
+            r.message = strprintf("%s for %d runs: expected %lld host launches and %lld kernels — %s", fused ? "fused + graph" : "graph",
+                                  kRuns, (long long)want.host_submissions, (long long)want.device_kernels, found.c_str());
+            r.hint = "one replay() per step and nothing else launched; the fused graph captures launch_silu_mul";
+            return r;
+        }
+    }
+    r.passed = eager == expected[0].counts.host_submissions;
+    r.message = r.passed ? found + " (the model's counts)" : strprintf("the eager step did not make %lld launches: ", (long long)expected[0].counts.host_submissions) + found;
+    return r;
+}
+
+// ---- time ------------------------------------------------------------------------------------------------
+
+// Median host microseconds of `f` (only the enqueueing: the stream is drained before each run, untimed).
+double submit_us(const std::function<void()>& f, cudaStream_t s, int reps) {
+    std::vector<double> t;
+    for (int i = 0; i < reps; ++i) {
+        CUDA_CHECK(cudaStreamSynchronize(s));
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    }
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+    return t[t.size() / 2];
+}
+
+// Median host microseconds per step of `f` run back to back, drained at the end (end to end).
+double e2e_us(const std::function<void()>& f, cudaStream_t s, int steps) {
+    std::vector<double> t;
+    for (int trial = 0; trial < 5; ++trial) {
+        CUDA_CHECK(cudaStreamSynchronize(s));
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < steps; ++i) f();
+        CUDA_CHECK(cudaStreamSynchronize(s));
+        t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / steps);
+    }
+    std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+    return t[t.size() / 2];
+}
+
+// The eager step's device time inside the check, against its time alone before the first check (the reference):
+// work left running or another process on the GPU makes the check INVALID.
+void compare_eager(const Context& ctx, Setup& s, PerfResult& r) {
+    const TimingResult inside = time_region(
+        [&](cudaStream_t st) { run_step_eager(s.model, s.buffers, s.in.data(), s.eager_out.data(), false, st); },
+        grading_timing("lab08 eager inside"));
+    compare_reference(ctx, inside, r);
+}
+
+PerfResult perf_host_submit(Context& ctx) {
+    Setup s(1, ctx.seed_for("lab08 model"));
+    GraphStep step(s.model, s.buffers, false);
+    const double eager = submit_us([&] { run_step_eager(s.model, s.buffers, s.in.data(), s.eager_out.data(), false, s.stream); }, s.stream, 200);
+    const double graph = submit_us([&] { step.step_direct(s.stream); }, s.stream, 200);
+    PerfResult r;
+    r.ratio = eager / graph;
+    r.message = strprintf("host time to submit one step at M = 1: eager %.2f µs (6 launches), graph %.2f µs (one replay)", eager, graph);
+    r.details = {{"eager_us", eager}, {"graph_us", graph}};
+    r.wrong_result = verify_direct(ctx, s, step, "submit");
+    compare_eager(ctx, s, r);
+    return r;
+}
+
+PerfResult perf_e2e(Context& ctx) {
+    Setup s(1, ctx.seed_for("lab08 model"));
+    GraphStep step(s.model, s.buffers, false);
+    const double eager = e2e_us([&] { run_step_eager(s.model, s.buffers, s.in.data(), s.eager_out.data(), false, s.stream); }, s.stream, 200);
+    const double graph = e2e_us([&] { step.step_direct(s.stream); }, s.stream, 200);
+    PerfResult r;
+    r.ratio = eager / graph;
+    r.message = strprintf("one step at M = 1 end to end (200 back to back): eager %.2f µs, graph %.2f µs", eager, graph);
+    r.details = {{"eager_us", eager}, {"graph_us", graph}};
+    r.wrong_result = verify_direct(ctx, s, step, "e2e");
+    compare_eager(ctx, s, r);
+    return r;
+}
+
+// The break-even (Example 5-11 on this GPU). At M = 1 the step runs eagerly, replayed (your step_direct: the
+// producer wrote its input in place), and replayed after an input of X bytes is copied into a buffer beside the
+// graph's own input (the copy: 2·X bytes of traffic, standing for a large input copied into the captured buffer).
+// The sweep finds the X at which the copy path costs what the eager one does (linear between the sizes around
+// the crossing), and the model predicts it from this run's own numbers: X = saving · B / 2, the saving = eager −
+// replay per step, B = the copy's bytes moved (read + written) per second at the largest size. Graded: how close
+// measured and model are (the smaller over the larger). No producer runs in the sweep: with one writing X bytes
+// on the device every step, the eager step hides it behind its launches, the replay does not (session 9 on the
+// H200: the crossing moved from about the model's X to 16 MiB); the handout shows it.
+const std::vector<double> kSweepMiB{1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256};
+
+PerfResult perf_breakeven(Context& ctx) {
+    Setup s(1, ctx.seed_for("lab08 model"));
+    GraphStep step(s.model, s.buffers, false);
+    const std::size_t max_bytes = std::size_t(kSweepMiB.back() * 1048576.0);
+    DeviceBuffer<std::uint8_t> produced(max_bytes), captured(max_bytes);
+    CUDA_CHECK(cudaMemset(produced.data(), 1, max_bytes));
+    const int steps = 100;
+    const double eager = e2e_us([&] { run_step_eager(s.model, s.buffers, s.in.data(), s.eager_out.data(), false, s.stream); },
+                                s.stream, steps);
+    const double direct = e2e_us([&] { step.step_direct(s.stream); }, s.stream, steps);
+    struct Point { double mib, copy; };
+    std::vector<Point> sweep;
+    for (const double mib : kSweepMiB) {
+        const std::size_t x = std::size_t(mib * 1048576.0);
+        sweep.push_back({mib, e2e_us([&] {
+                             CUDA_CHECK(cudaMemcpyAsync(captured.data(), produced.data(), x, cudaMemcpyDeviceToDevice, s.stream));
+                             step.step_direct(s.stream);
+                         }, s.stream, steps)});
+    }
+    // The copy rate at the largest size.
+    const TimingResult copy = time_region(
+        [&](cudaStream_t st) { CUDA_CHECK(cudaMemcpyAsync(captured.data(), produced.data(), max_bytes, cudaMemcpyDeviceToDevice, st)); },
+        grading_timing("lab08 copy rate"));
+    const double copy_gbps = 2.0 * double(max_bytes) / (copy.median_ms * 1e-3) / 1e9;
+    const double saving_us = eager - direct;
+    const double model_mib = models::to_mib(models::graph_break_even_input_bytes(std::max(saving_us, 0.0), copy_gbps));
+    double measured_mib = 0;
+    bool crossed = false;
+    for (std::size_t i = 0; i < sweep.size() && !crossed; ++i) {
+        const double gap = sweep[i].copy - eager;
+        if (gap < 0) continue;
+        crossed = true;
+        if (i == 0) break;  // no saving left at the smallest size
+        const double before = sweep[i - 1].copy - eager;
+        measured_mib = sweep[i - 1].mib + (sweep[i].mib - sweep[i - 1].mib) * (-before) / (gap - before);
+    }
+    PerfResult r;
+    nlohmann::json points = nlohmann::json::array();
+    for (const Point& p : sweep) points.push_back({{"mib", p.mib}, {"copy_us", p.copy}});
+    r.details = {{"sweep", points}, {"eager_us", eager}, {"direct_us", direct}, {"copy_gbps", copy_gbps},
+                 {"saving_us", saving_us}, {"model_mib", model_mib}, {"measured_mib", measured_mib}};
+    // A replay that saves next to nothing has a break-even next to zero, where measured and model can agree by
+    // chance: at least a fifth of the eager step must be saved before the crossing is graded.
+    const bool saves = saving_us >= 0.2 * eager;
+    if (!saves || !crossed || measured_mib <= 0 || model_mib <= 0) {
+        r.ratio = 0;
+        r.message = !saves ? strprintf("the replay saves %.1f µs of the eager step's %.1f µs: less than a fifth, no "
+                                       "break-even worth measuring", saving_us, eager)
+                    : !crossed ? strprintf("the copy never cancelled the saving up to %.0f MiB (eager %.1f µs, copy path %.1f µs a step)",
+                                           kSweepMiB.back(), eager, sweep.back().copy)
+                               : strprintf("no saving to cancel: at %.0f MiB the copy path already took %.1f µs a step, eager %.1f µs",
+                                           sweep.front().mib, sweep.front().copy, eager);
+    } else {
+        r.ratio = std::min(measured_mib, model_mib) / std::max(measured_mib, model_mib);
+        r.message = strprintf("break-even measured at %.1f MiB, the model %.1f MiB (eager %.1f µs a step, replayed %.1f µs, "
+                              "copy %.0f GB/s moved); written in place, the input costs no copy at any size",
+                              measured_mib, model_mib, eager, direct, copy_gbps);
+    }
+    r.wrong_result = verify_direct(ctx, s, step, "sweep");
+    compare_eager(ctx, s, r);
+    return r;
+}
+
+}  // namespace
+
+void register_checks(Lab& lab) {
+    lab.correctness("correct.copy_in", "(a, b) replays with new inputs copied in: the eager step's bits (M 1, 256)", 10,
+                    [](Context& ctx) { return check_replays(ctx, false, false); });
+    lab.correctness("correct.direct", "(b) replays reading what the producer wrote into input()", 8,
+                    [](Context& ctx) { return check_replays(ctx, true, false); });
+    lab.correctness("correct.fused", "(c) the fused graph: the same bits", 6, [](Context& ctx) { return check_replays(ctx, false, true); });
+    lab.correctness("correct.move_output", "(d) the output moved by update and by recapture", 8, check_move_output);
+    lab.correctness("launches.counts", "host launches and kernels for 5 runs, eager, graph and fused, against the model", 10,
+                    check_launch_counts);
+    // Bars from the reference's graded runs on the H200 (session 9): host submit 13.7-18.6x; end to end 1.43-1.91x
+    // (the eager step is bound by the host's launches, 22-30 µs a step on that machine, the replay by the device,
+    // 15.6 µs); break-even measured over model 0.68-0.89 (the copy costs ~2 µs to start and, from 16 MiB, evicts
+    // the step's weights from L2: measured below the model, further the larger the saving).
+    lab.reference("eager", [](Context& ctx) {
+        Setup s(1, ctx.seed_for("lab08 model"));
+        return reference_alone("the eager step at M = 1",
+                               [&](int, cudaStream_t st) { run_step_eager(s.model, s.buffers, s.in.data(), s.eager_out.data(), false, st); },
+                               1, "reference alone: lab08 eager");
+    });
+    lab.performance("perf.host_submit", "host submit time per step at M = 1, eager over graph", 12,
+                    {.requires_check = "correct.direct", .pass_bar = 4.0, .full_bar = 8.0, .unit = "x eager", .reference = "eager"},
+                    perf_host_submit);
+    lab.performance("perf.e2e_m1", "end-to-end time per step at M = 1, eager over graph", 12,
+                    {.requires_check = "correct.direct", .pass_bar = 1.2, .full_bar = 1.4, .unit = "x eager", .reference = "eager"},
+                    perf_e2e);
+    lab.performance("perf.breakeven", "the copy-in break-even swept, against the model from the measured saving and copy rate",
+                    14, {.requires_check = "correct.direct", .pass_bar = 0.5, .full_bar = 0.65, .unit = "measured / model", .reference = "eager"},
+                    perf_breakeven);
+}
