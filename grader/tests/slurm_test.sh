@@ -27,11 +27,8 @@ FAKE
 chmod +x "$work/bin/sbatch" "$work/course/build/grader/grader"
 export PATH="$work/bin:$PATH" FAKE_LOG="$work/sbatch" COURSE="$work/course"
 slurm=$src/grader/scripts/slurm
-problems=0
-expect() {  # expect WHAT COMMAND...: the command's success, reported
-  what=$1; shift
-  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; problems=$((problems + 1)); fi
-}
+# shellcheck source=grader/tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 has() { grep -qxF -- "$2" "$1"; }
 
 "$slurm/submit-class.sh" -n 3 --seed 42 "$work/class" "$work/out" --labs 00,03 > "$work/submit.txt" 2>&1
