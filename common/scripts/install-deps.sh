@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs what the build needs on Debian 12 / Ubuntu 24.04 (idempotent: does nothing when all is there).
+# install-deps.sh [MORE_PACKAGE...]
+# Installs what the build needs on Debian 12 / Ubuntu 24.04 (idempotent: does nothing when all is there),
+# and the apt packages named as arguments (.ci/run adds Slurm's).
 # The CUDA toolkit itself comes from NVIDIA (https://developer.nvidia.com/cuda-downloads); this script
 # only checks that nvcc is reachable and says where to look if not.
 set -euo pipefail
 
 packages=(cmake ninja-build g++ catch2 libbenchmark-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
-          doxygen python3-jsonschema)
+          doxygen python3-jsonschema "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -4,7 +4,7 @@
 # grader that records its arguments (no Slurm daemon here): submit-class.sh submits grade-class.sbatch as
 # a job array of N tasks, one GPU each, then the merge with --dependency=afterok on the array's id; the
 # array's task I runs `grader batch --shard I/N --first-slot I` with the class's seed and flags; the merge
-# job runs `grader gradebook merge` on the N shard folders.
+# job runs `grader gradebook merge` on the N shard folders; GRADE_SBATCH_ARGS reach the array's sbatch.
 set -u
 src=$1 work=$2
 rm -rf "$work"
@@ -27,11 +27,8 @@ FAKE
 chmod +x "$work/bin/sbatch" "$work/course/build/grader/grader"
 export PATH="$work/bin:$PATH" FAKE_LOG="$work/sbatch" COURSE="$work/course"
 slurm=$src/grader/scripts/slurm
-problems=0
-expect() {  # expect WHAT COMMAND...: the command's success, reported
-  what=$1; shift
-  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; problems=$((problems + 1)); fi
-}
+# shellcheck source=grader/tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 has() { grep -qxF -- "$2" "$1"; }
 
 "$slurm/submit-class.sh" -n 3 --seed 42 "$work/class" "$work/out" --labs 00,03 > "$work/submit.txt" 2>&1
@@ -44,6 +41,9 @@ expect "the array's tasks get the seed, the class, the shard count and the flags
   "grep -qxF SEED=42 '$a/env' && grep -qxF SHARDS=3 '$a/env' && grep -qxF 'CLASS=$work/class' '$a/env' && grep -qxF 'GRADER_ARGS=--labs 00,03' '$a/env'"
 expect "grade-class.sbatch asks for one GPU per task" grep -q '^#SBATCH --gres=gpu:1$' "$slurm/grade-class.sbatch"
 expect "a bad shard count is refused" sh -c "! '$slurm/submit-class.sh' -n 0 '$work/class' '$work/out' 2>/dev/null"
+GRADE_SBATCH_ARGS="--cpus-per-task=1 --gres=none" "$slurm/submit-class.sh" -n 2 "$work/class" "$work/out" >/dev/null 2>&1
+expect "GRADE_SBATCH_ARGS go on the array's sbatch command line (before the script), not the merge's" sh -c \
+  "tail -n3 '$work/sbatch/2/args' | head -n2 | tr '\n' ' ' | grep -qxF -- '--cpus-per-task=1 --gres=none ' && ! grep -q -- --gres '$work/sbatch/3/args'"
 
 # Task 1 of the array, as Slurm would start it: the environment the array got, and its task id.
 (

@@ -72,7 +72,7 @@ void register_answers(Lab& lab) {
     // launch_device_us of device time when launched back to back, graph_node_us when replayed; the input is copied
     // at the D2D copy rate (bytes read + written per second). 11 × 0.5 + 4 × 3.0 + 2.5 = 20 points.
     lab.number_measured("measured.breakeven_mib_on_this_gpu",
-                        "On this GPU: the input size at which copying it cancels what replaying the 18 kernels of three FFN "
+                        "On this GPU: the input size at which copying it cancels what replaying the kernels of three FFN "
                         "runs saves on the device (MiB)",
                         2.5, 0.25, [](const Context& ctx) {
                             const double saving_us = 18 * (ctx.ceiling("launch_device_us").value_or(0) -

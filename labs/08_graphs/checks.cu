@@ -342,10 +342,11 @@ void register_checks(Lab& lab) {
     lab.correctness("correct.move_output", "(d) the output moved by update and by recapture", 8, check_move_output);
     lab.correctness("launches.counts", "host launches and kernels for 5 runs, eager, graph and fused, against the model", 10,
                     check_launch_counts);
-    // Bars from the reference's graded runs on the H200 (session 9): host submit 13.7-18.6x; end to end 1.43-1.91x
+    // Bars from the reference's graded runs on the H200 (session 9): host submit 13.7-18.6x; end to end 1.43-1.91x (six runs)
     // (the eager step is bound by the host's launches, 22-30 µs a step on that machine, the replay by the device,
-    // 15.6 µs); break-even measured over model 0.68-0.89 (the copy costs ~2 µs to start and, from 16 MiB, evicts
-    // the step's weights from L2: measured below the model, further the larger the saving).
+    // 15.6 µs); break-even measured over model 0.68-0.89 in five runs (the copy costs ~2 µs to start and, from
+    // 16 MiB, evicts the step's weights from L2: measured below the model, the further the larger the saving, and
+    // the saving follows the host's launch speed, so full is set below the lowest run).
     lab.reference("eager", [](Context& ctx) {
         Setup s(1, ctx.seed_for("lab08 model"));
         return reference_alone("the eager step at M = 1",
@@ -359,6 +360,6 @@ void register_checks(Lab& lab) {
                     {.requires_check = "correct.direct", .pass_bar = 1.2, .full_bar = 1.4, .unit = "x eager", .reference = "eager"},
                     perf_e2e);
     lab.performance("perf.breakeven", "the copy-in break-even swept, against the model from the measured saving and copy rate",
-                    14, {.requires_check = "correct.direct", .pass_bar = 0.5, .full_bar = 0.65, .unit = "measured / model", .reference = "eager"},
+                    14, {.requires_check = "correct.direct", .pass_bar = 0.45, .full_bar = 0.6, .unit = "measured / model", .reference = "eager"},
                     perf_breakeven);
 }
