@@ -19,6 +19,10 @@
 //                         run): total_ms on the host clock, preparation included, from an empty cache; the calls
 //                         each strategy served; hindsight_ms, the least these costs allow with every M's count
 //                         known ahead
+//   cache/CALLS           the mixed trace's first CALLS calls (50 … 2000) through your ProgramCache (16 programs in
+//                         memory) with a stand-in build (no NVRTC), from an empty directory, then again through a
+//                         second cache on that directory (a second process): memory_hits, disk_hits, built and
+//                         warm_memory_hits, warm_disk_hits, warm_built; host only
 // The process compiles one program (M = 3, not on the grid) before it measures any P: its first NVRTC compile and
 // library load pay one-off costs that belong to no M (the checks have compiled before they measure). In costs/ an
 // iteration is one call and its manual time that call's; in crossover it is P; in serve/ the whole run (1 iteration).
@@ -373,8 +377,51 @@ void serve(benchmark::State& state, const char* name) {
     state.counters["hindsight_ms"] = hindsight;
 }
 
+// cache/CALLS: the whole mixed trace's first CALLS calls, each asking your ProgramCache (kCachePrograms in memory)
+// for the program of its M. The build is a stand-in (a few KiB naming M; no NVRTC, no GPU): this measures where
+// programs come from, not how long they take. First from an empty directory, then the same calls through a second
+// cache on the same directory, as a second process would start.
+constexpr std::size_t kCachePrograms = 16;
+
+void cache(benchmark::State& state) {
+    const std::size_t n = std::size_t(state.range(0));
+    std::vector<int> calls = load_trace(gpulab::models::datasets_dir() / "traces" / "mixed.csv");
+    if (calls.size() < n) {
+        state.SkipWithError("the mixed trace has fewer calls than asked");
+        return;
+    }
+    calls.resize(n);
+    std::array<std::array<int, 4>, 2> outcomes{};  // [first, second cache][CacheOutcome]
+    for (auto _ : state) {
+        TempDir dir("cache");
+        outcomes = {};
+        const auto t0 = std::chrono::steady_clock::now();
+        for (std::size_t pass = 0; pass < 2; ++pass) {
+            ProgramCache cache(dir.path, kCachePrograms);
+            for (const int m : calls) {
+                const ProgramKey key{"// the program for M = " + std::to_string(m) + "\n", "--std=c++17", "sm_90", 13000};
+                const CacheResult r = cache.get(key, [m] { return std::vector<char>(4096, char('A' + m % 26)); });
+                ++outcomes[pass][std::size_t(r.outcome)];
+            }
+        }
+        state.SetIterationTime(ms_since(t0) / 1e3);
+    }
+    const char* names[2] = {"", "warm_"};
+    for (std::size_t pass = 0; pass < 2; ++pass) {
+        const std::string p = names[pass];
+        state.counters[p + "memory_hits"] = outcomes[pass][std::size_t(CacheOutcome::memory_hit)];
+        state.counters[p + "disk_hits"] = outcomes[pass][std::size_t(CacheOutcome::disk_hit)];
+        state.counters[p + "built"] = outcomes[pass][std::size_t(CacheOutcome::built)] +
+                                      outcomes[pass][std::size_t(CacheOutcome::rebuilt_corrupt)];
+    }
+    state.counters["calls"] = double(n);
+    state.counters["distinct"] = double(std::set<int>(calls.begin(), calls.end()).size());
+    state.counters["memory_programs"] = double(kCachePrograms);
+}
+
 }  // namespace
 
+BENCHMARK(cache)->Arg(50)->Arg(100)->Arg(200)->Arg(500)->Arg(1000)->Arg(2000)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(costs)
     ->ArgsProduct({{0, 1, 2}, {1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096}})
     ->UseManualTime()

@@ -7,7 +7,11 @@
         program) and the crossover at M = 16 noted beside; lab09_serve.svg: the first 200 calls of each trace
         served always generic, always specialised and by the policy, from an empty cache, preparation included
         (total ms on a log axis, each bar's value above it; the policy's calls per strategy and the hindsight
-        best below each trace); from `lab09_bench --benchmark_format=json > BENCH.json`
+        best below each trace); lab09_crossover.svg: at M = 16, the total time of r calls from the measured P
+        and T (lines, one per strategy) with the runs of both sides of the crossover on them;
+        lab09_cache.svg: where the program of each call came from over the mixed trace's first calls (memory,
+        disk, built), and what a second process on the same directory builds; from
+        `lab09_bench --benchmark_format=json > BENCH.json`
 """
 import argparse
 import json
@@ -149,7 +153,59 @@ def bench_figures(bench, out):
     for k, line in enumerate(notes):
         serve.parts.append(text(serve.w - serve.right + 16, y + 16 * k, line, size=12))
     (out / "lab09_serve.svg").write_text(serve.svg())
-    print(f"wrote {out / 'lab09_costs.svg'} and {out / 'lab09_serve.svg'}")
+    written = ["lab09_costs.svg", "lab09_serve.svg"]
+
+    # At M = 16: total time against the number of calls, P + r·T from the measured costs, the runs on them.
+    if "crossover_calls" in crossover and "calls_after" in crossover:
+        c, tb = crossover, costs[1, 16]["call_ms"] if (1, 16) in costs else None
+        r_max = c["calls_after"] * 1.1
+        rs = [0, r_max]
+        lines = [("generic: r · T", 0, [0, r_max * tg]), ("specialised: P + r · T", 2, [p16, p16 + r_max * ts])]
+        if tb is not None:
+            lines.insert(1, ("bucketed (16 rows): r · T", 1, [0, r_max * tb]))
+        cross = Chart(900, 420, "M = 16: total time of r calls from an empty cache, model and runs")
+        cross.right = 290
+        ys = [y for _, _, v in lines for y in v] + [c[k] for k in ("generic_before_ms", "specialized_before_ms",
+                                                                     "generic_after_ms", "specialized_after_ms")]
+        step = 100 if r_max <= 1200 else 500 if r_max <= 6000 else 5000
+        cross.lin_axes(rs, [0] + ys, "r, calls of M = 16", "ms in all", x_ticks=list(range(0, int(r_max) + 1, step)))
+        for name, colour, v in lines:
+            cross.line(rs, v, name, colour)
+        for which, colour in (("generic", 0), ("specialized", 2)):
+            cross.points([c["calls_before"], c["calls_after"]], [c[f"{which}_before_ms"], c[f"{which}_after_ms"]],
+                         f"{'generic' if which == 'generic' else 'specialised'}, run", colour)
+        cross.dashed([c["crossover_calls"]] * 2, [0, max(ys)], f"crossover: {c['crossover_calls']:.0f} calls", 3)
+        y = cross.top + 16 + 22 * len(cross.legend) + 14
+        for k, line in enumerate(["T: one call alone, the L2 flushed first.",
+                                  "Run back to back, the calls find W",
+                                  "in the L2 and cost less each: the runs",
+                                  "sit below the lines, on either side",
+                                  "of the crossover as it predicts."]):
+            cross.parts.append(text(cross.w - cross.right + 16, y + 16 * k, line, size=12))
+        (out / "lab09_crossover.svg").write_text(cross.svg())
+        written.append("lab09_crossover.svg")
+
+    # The cache over the mixed trace: where each call's program came from, first process and a second one.
+    cache = sorted((b for b in runs if re.match(r"cache/\d+/", b["name"])), key=lambda b: b["calls"])
+    if cache:
+        xs = [math.log2(b["calls"]) for b in cache]
+        share = lambda key: [100.0 * b[key] / b["calls"] for b in cache]  # noqa: E731
+        ch = Chart(900, 420, f"The program cache ({int(cache[0]['memory_programs'])} in memory) over the mixed trace's first calls")
+        ch.right = 290
+        ticks = [round(x, 6) for x in xs]
+        ch.lin_axes(xs, [0, 100], "calls (log scale)", "% of the calls", x_ticks=ticks,
+                    x_labels={t: f"{int(b['calls'])}" for t, b in zip(ticks, cache)})
+        for key, name, colour in (("memory_hits", "from memory", 0), ("disk_hits", "from disk", 1), ("built", "built", 2),
+                                  ("warm_built", "built, a second process", 4)):
+            ch.line(xs, share(key), None, colour)
+            ch.points(xs, share(key), name, colour)
+        y = ch.top + 16 + 22 * len(ch.legend) + 14
+        for k, line in enumerate([f"{int(b['distinct'])} distinct M in {int(b['calls'])} calls" for b in cache[-1:]]
+                                 + ["A second cache on the same directory", "(a second process) builds nothing."]):
+            ch.parts.append(text(ch.w - ch.right + 16, y + 16 * k, line, size=12))
+        (out / "lab09_cache.svg").write_text(ch.svg())
+        written.append("lab09_cache.svg")
+    print("wrote " + ", ".join(str(out / w) for w in written))
 
 
 def main():
