@@ -38,5 +38,5 @@ check_folder 06_pipeline "lab06_slots lab06_stages lab06_timeline" --grader "$gr
     --bench "$src/labs/06_pipeline/figures/lab06_bench.json" --timeline "$src/labs/06_pipeline/figures/lab06_timeline.json"
 check_folder 07_attention "lab07_attention lab07_tflops" --bench "$src/labs/07_attention/figures/lab07_bench.json"
 check_folder 08_graphs "lab08_steps lab08_breakeven" --bench "$src/labs/08_graphs/figures/lab08_bench.json"
-check_folder 09_shapes "lab09_costs lab09_serve" --bench "$src/labs/09_shapes/figures/lab09_bench.json"
+check_folder 09_shapes "lab09_costs lab09_crossover lab09_serve lab09_cache" --bench "$src/labs/09_shapes/figures/lab09_bench.json"
 exit $status
