@@ -47,7 +47,7 @@ constexpr int kExitStopped = 130;
 constexpr const char* kArchiveExtensions[] = {".tar.gz", ".tar.xz", ".tar.bz2", ".tgz", ".tar", ".zip"};
 
 // The order flags are listed in, and the one place their names are spelled.
-constexpr const char* kFlagOrder[] = {"TAMPERED", "POLICY", "COMPILE_ERROR", "HUNG", "SUSPICIOUS", "ANSWERS_SYNTAX", "ERROR"};
+constexpr const char* kFlagOrder[] = {"TAMPERED", "POLICY", "COMPILE_ERROR", "HUNG", "SUSPICIOUS", "ANSWERS_SYNTAX", "UNSTABLE", "ERROR"};
 
 bool starts_with(const std::string& s, const std::string& head) { return s.rfind(head, 0) == 0; }
 
@@ -617,11 +617,17 @@ std::vector<Flag> report_flags(const nlohmann::json& report) {
                 add("COMPILE_ERROR", id, with_first_detail(why));
             if (starts_with(why, "hung:")) add("HUNG", id, first_line(why));
         }
+        std::string unstable;  // every check of the lab with a fairness note, with its notes
         for (const nlohmann::json& c : lab.value("checks", nlohmann::json::array())) {
             const std::string status = c.value("status", "");
             if (status == "tampered") add("TAMPERED", id, c.value("id", "") + ": " + first_line(c.value("message", "")));
             if (status == "suspicious") add("SUSPICIOUS", id, c.value("id", "") + ": " + first_line(c.value("message", "")));
+            std::string notes;
+            for (const nlohmann::json& n : c.value("fairness", nlohmann::json::array()))
+                if (n.is_object()) notes += (notes.empty() ? "" : "; ") + n.value("note", "");
+            if (!notes.empty()) unstable += (unstable.empty() ? "" : " | ") + c.value("id", "") + ": " + notes;
         }
+        if (!unstable.empty()) add("UNSTABLE", id, unstable);
         for (const nlohmann::json& w : lab.value("warnings", nlohmann::json::array()))
             if (starts_with(w.get<std::string>(), "answers file does not parse")) add("ANSWERS_SYNTAX", id, w.get<std::string>());
     }

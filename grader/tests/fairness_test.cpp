@@ -1,6 +1,6 @@
 // Fairness notes (grader/fairness.hpp): a timing that did not converge and a throttled GPU clock are noted on
 // the performance check, idle and administrative clock reasons are not; the runner attaches the notes (message
-// and JSON).
+// and JSON), the gradebook flags the student UNSTABLE.
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,6 +10,7 @@
 #include <string>
 
 #include "catch_compat.hpp"
+#include "grader/batch.hpp"
 #include "grader/fairness.hpp"
 #include "grader/runner.hpp"
 
@@ -157,4 +158,30 @@ TEST_CASE("The runner notes an unfair measurement in the check's message and JSO
         CHECK(r["perf.x"]["status"] == "fail");
         CHECK_FALSE(r["perf.x"].contains("fairness"));
     }
+}
+
+TEST_CASE("A report with a fairness note flags the student UNSTABLE, one flag per lab", "[fairness][batch]") {
+    const nlohmann::json note_a = {{"kind", "timing_not_converged"}, {"note", "timing did not converge (work: median ±3% after 300 runs)"}, {"about", {"work"}}};
+    const nlohmann::json note_b = {{"kind", "clock_throttled"}, {"note", "GPU clock throttled (power cap) when its timing ended"}, {"about", {"sw_power_cap"}}};
+    const nlohmann::json report = {
+        {"labs",
+         {{{"id", "03"},
+           {"checks",
+            {{{"id", "perf.v1"}, {"status", "pass"}, {"fairness", {note_a}}},
+             {{"id", "perf.v2"}, {"status", "partial"}, {"fairness", {note_a, note_b}}},
+             {{"id", "perf.v3"}, {"status", "pass"}}}}},
+          {{"id", "05"}, {"checks", {{{"id", "perf.fused"}, {"status", "pass"}}}}}}}};
+    const std::vector<Flag> flags = report_flags(report);
+    REQUIRE(flags.size() == 1);
+    CHECK(flags[0].name == "UNSTABLE");
+    CHECK(flags[0].lab == "03");
+    CHECK(flags[0].why == "perf.v1: timing did not converge (work: median ±3% after 300 runs) | perf.v2: timing did not "
+                          "converge (work: median ±3% after 300 runs); GPU clock throttled (power cap) when its timing ended");
+    // UNSTABLE comes after the flags about the code.
+    nlohmann::json suspicious = report;
+    suspicious["labs"][1]["checks"][0]["status"] = "suspicious";
+    const std::vector<Flag> two = report_flags(suspicious);
+    REQUIRE(two.size() == 2);
+    CHECK(two[0].name == "SUSPICIOUS");
+    CHECK(two[1].name == "UNSTABLE");
 }

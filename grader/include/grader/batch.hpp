@@ -57,7 +57,7 @@ struct BatchEntry {
 
 /** @brief A gradebook flag: something about a submission an instructor should look at. */
 struct Flag {
-    std::string name;  ///< TAMPERED, POLICY, COMPILE_ERROR, HUNG, SUSPICIOUS, ANSWERS_SYNTAX or ERROR
+    std::string name;  ///< TAMPERED, POLICY, COMPILE_ERROR, HUNG, SUSPICIOUS, ANSWERS_SYNTAX, UNSTABLE or ERROR
     std::string lab;   ///< the lab it concerns ("" : the whole submission)
     std::string why;   ///< one line, from the report
 };
@@ -67,8 +67,10 @@ struct Flag {
  * them): TAMPERED (a check whose report channel was tampered with, or an edited frozen file of the course
  * among the submission's ignored files), POLICY (the code policy stopped a lab's code), COMPILE_ERROR (a
  * lab's code did not compile or link), HUNG (a lab process was killed at its time limit), SUSPICIOUS (a
- * check faster than physically possible), ANSWERS_SYNTAX (an answers.toml that does not parse). Flags
- * change no points. A build slot's folder in a reason reads `batch-slots/K/`, whichever worker graded it.
+ * check faster than physically possible), ANSWERS_SYNTAX (an answers.toml that does not parse), UNSTABLE (a
+ * performance check with a fairness note: a timing that did not converge, a throttled GPU clock; one per
+ * lab, every such check of it in the reason, "perf.x: note | perf.y: note"). Flags change no points. A
+ * build slot's folder in a reason reads `batch-slots/K/`, whichever worker graded it.
  * @param report a report as `grader --json` writes it (docs/report-schema.json)
  */
 [[nodiscard]] std::vector<Flag> report_flags(const nlohmann::json& report);
