@@ -796,7 +796,9 @@ int run_batch(const BatchOptions& o) {
     const fs::path batch_file = out / "batch.json";
     std::uint64_t seed = 0;
     if (o.seed) seed = *o.seed;
-    else if (const auto earlier = read_json(batch_file); o.resume && earlier && earlier->contains("seed")) seed = earlier->at("seed").get<std::uint64_t>();
+    else if (const auto earlier = read_json(batch_file);
+             o.resume && earlier && earlier->contains("settings") && (*earlier)["settings"].contains("seed"))
+        seed = (*earlier)["settings"]["seed"].get<std::uint64_t>();
     else seed = fresh_seed();
     const nlohmann::json settings = settings_of(o, seed, labs);
     nlohmann::json class_students = nlohmann::json::array();

@@ -7,7 +7,8 @@
 # rows are the same on any machine):
 #  1. the gradebook's rows and flags are exactly as expected, and the reference's row is what
 #     `grader --submission` gives the same files;
-#  2. `--resume` grades nothing again (its count, and the reports' modification times);
+#  2. `--resume` grades nothing again (its count, and the reports' modification times), without --seed too
+#     (it takes the earlier run's);
 #  3. a batch stopped midway (SIGTERM), resumed and killed (SIGKILL), and resumed again, ends with every
 #     row, its gradebook the same as that of the batch that was never stopped;
 #  4. a submission not graded within --timeout is stopped and flagged HUNG, and the batch goes on.
@@ -87,7 +88,8 @@ expect(alice["totals"] == direct["totals"] and alice["seed"] == direct["seed"],
        "alice's report is what grader --submission gives the same files")
 expect("passed over" in text("a.txt") and "notes.txt" in text("a.txt"), "a file that is no submission is passed over, and said so")
 
-expect(rc("a-resume") == 0 and "0 done now, 8 unchanged" in text("a-resume.txt"), "--resume grades nothing again")
+expect(rc("a-resume") == 0 and "0 done now, 8 unchanged" in text("a-resume.txt"),
+       "--resume (without --seed: the earlier run's) grades nothing again")
 expect(text("a.mtimes") == text("a-resume.mtimes") and text("a.mtimes").count("\n") == 8 + 7,
        "--resume leaves every report and record as it was")
 
@@ -142,8 +144,8 @@ echo $? > "$work/a.rc"
 cat "$work/a.txt"
 "$python" "$work/check.py" "$work" stat > "$work/a.mtimes"
 
-# 2. Again with --resume: nothing is graded.
-"$grader" batch "$class" $common --out "$work/a" --resume > "$work/a-resume.txt" 2>&1
+# 2. Again with --resume (and without --seed): nothing is graded.
+"$grader" batch "$class" --labs 00 --workers 2 --no-ceilings --out "$work/a" --resume > "$work/a-resume.txt" 2>&1
 echo $? > "$work/a-resume.rc"
 "$python" "$work/check.py" "$work" stat > "$work/a-resume.mtimes"
 
