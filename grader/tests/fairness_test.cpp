@@ -1,6 +1,6 @@
 // Fairness notes (grader/fairness.hpp): a timing that did not converge and a throttled GPU clock are noted on
 // the performance check, idle and administrative clock reasons are not; the runner attaches the notes (message
-// and JSON), the gradebook flags the student UNSTABLE.
+// and JSON), the gradebook flags the student UNSTABLE; a calibration lists the references' performance checks.
 #include <unistd.h>
 
 #include <cstdio>
@@ -184,4 +184,44 @@ TEST_CASE("A report with a fairness note flags the student UNSTABLE, one flag pe
     REQUIRE(two.size() == 2);
     CHECK(two[0].name == "SUSPICIOUS");
     CHECK(two[1].name == "UNSTABLE");
+}
+
+TEST_CASE("A calibration lists the references' performance checks; the CSV and the spread read them", "[batch][calibration]") {
+    const nlohmann::json report = {
+        {"labs",
+         {{{"id", "00"},
+           {"checks",
+            {{{"id", "correct.n1000"}, {"kind", "correctness"}, {"status", "pass"}, {"points", 5}, {"max_points", 5}},
+             {{"id", "perf.bandwidth"}, {"title", "bandwidth"}, {"kind", "performance"}, {"status", "pass"}, {"points", 10},
+              {"max_points", 10}, {"measured", "0.93 of copy"},
+              {"details", {{"ratio", 0.93}, {"pass_bar", 0.6}, {"full_bar", 0.8}}}},
+             {{"id", "perf.small"}, {"kind", "performance"}, {"status", "skipped"}, {"points", 0}, {"max_points", 4},
+              {"details", nlohmann::json::object()}}}}}}}};
+    const nlohmann::json checks = calibration_checks(report);
+    REQUIRE(checks.size() == 2);
+    CHECK(checks[0] == nlohmann::json{{"lab", "00"}, {"id", "perf.bandwidth"}, {"title", "bandwidth"}, {"status", "pass"},
+                                      {"ratio", 0.93}, {"measured", "0.93 of copy"}, {"points", 10}, {"max_points", 10},
+                                      {"pass_bar", 0.6}, {"full_bar", 0.8}, {"fairness", nlohmann::json::array()}});
+    CHECK(checks[1]["ratio"].is_null());
+    CHECK(checks[1]["status"] == "skipped");
+
+    nlohmann::json other = checks;
+    other[0]["ratio"] = 0.9;
+    const auto entry = [](const std::string& host, const nlohmann::json& c) {
+        return nlohmann::json{{"host", host}, {"cuda_visible_devices", "0"}, {"shard", {{"index", 0}, {"count", 2}}},
+                              {"gpu_fingerprint", "NVIDIA H200 GPU-1 driver 580"}, {"outcome", "graded"}, {"error", ""},
+                              {"checks", c}};
+    };
+    nlohmann::json failed = entry("node3", nlohmann::json::array());
+    failed["outcome"] = "error";
+    failed["error"] = "the grader exited with code 3: boom";
+    const nlohmann::json book = {{"calibration", {entry("node1", checks), entry("node2", other), failed}}};
+    const std::string csv = calibration_csv(book);
+    CHECK(contains(csv, "shard,host,cuda_visible_devices,gpu_fingerprint,lab,check,status,ratio,points,max_points,pass_bar,full_bar,fairness\n"));
+    CHECK(contains(csv, "0/2,node1,0,NVIDIA H200 GPU-1 driver 580,00,perf.bandwidth,pass,0.93,10,10,0.6,0.8,\n"));
+    CHECK(contains(csv, "0/2,node2,0,NVIDIA H200 GPU-1 driver 580,00,perf.small,skipped,,0,4,,,\n"));
+    CHECK(contains(csv, "0/2,node3,0,NVIDIA H200 GPU-1 driver 580,,,error,,,,,,the grader exited with code 3: boom\n"));
+    const std::vector<std::string> spread = calibration_spread(book["calibration"]);
+    REQUIRE(spread.size() == 1);  // perf.small was not timed
+    CHECK(spread[0] == "lab 00 perf.bandwidth: the references' ratios 0.9 to 0.93 over 2 calibrations (3.3% apart)");
 }
