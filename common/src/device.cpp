@@ -234,6 +234,34 @@ GpuProcesses gpu_processes(const DeviceInfo& device) {
     return out;
 }
 
+ClockEvents clock_events(const DeviceInfo& device) {
+    ClockEvents out;
+    Nvml nvml;
+    out.status = nvml.open();
+    if (!out.status.empty()) return out;
+    using Query = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*);
+    Query query = nullptr;
+    // The same query, renamed in driver 535 (the old name stays, deprecated).
+    if (!nvml.load(query, "nvmlDeviceGetCurrentClocksEventReasons") &&
+        !nvml.load(query, "nvmlDeviceGetCurrentClocksThrottleReasons")) {
+        out.status = "NVML lacks nvmlDeviceGetCurrentClocksEventReasons";
+        return out;
+    }
+    const nvmlDevice_t h = nvml.device(device);
+    if (h == nullptr) {
+        out.status = "NVML does not know this device";
+        return out;
+    }
+    unsigned long long reasons = 0;
+    if (const nvmlReturn_t e = query(h, &reasons); e != kNvmlSuccess) {
+        out.status = "nvmlDeviceGetCurrentClocksEventReasons failed (NVML error " + std::to_string(e) + ")";
+        return out;
+    }
+    out.reasons = reasons;
+    out.known = true;
+    return out;
+}
+
 void to_json(nlohmann::json& j, const DeviceInfo& d) {
     j = nlohmann::json{{"ordinal", d.ordinal},
                        {"name", d.name},

@@ -28,6 +28,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 
 #include "grader/lab.hpp"
 #include "grader/report.hpp"
@@ -47,7 +48,7 @@ constexpr int kExitStopped = 130;
 constexpr const char* kArchiveExtensions[] = {".tar.gz", ".tar.xz", ".tar.bz2", ".tgz", ".tar", ".zip"};
 
 // The order flags are listed in, and the one place their names are spelled.
-constexpr const char* kFlagOrder[] = {"TAMPERED", "POLICY", "COMPILE_ERROR", "HUNG", "SUSPICIOUS", "ANSWERS_SYNTAX", "ERROR"};
+constexpr const char* kFlagOrder[] = {"TAMPERED", "POLICY", "COMPILE_ERROR", "HUNG", "SUSPICIOUS", "ANSWERS_SYNTAX", "UNSTABLE", "ERROR"};
 
 bool starts_with(const std::string& s, const std::string& head) { return s.rfind(head, 0) == 0; }
 
@@ -282,6 +283,15 @@ public:
             if (!contains(names, f.name)) names += " " + f.name;
         if (!names.empty()) line += "; flags:" + names;
         if (done_ < total_) line += "; " + eta_locked();
+        clear_locked();
+        std::cerr << line << "\n";
+        redraw_locked();
+    }
+
+    // A worker's calibration is done: its line, not counted among the submissions.
+    void calibrated(int worker, const std::string& line) {
+        const std::lock_guard lock(m_);
+        workers_.at(static_cast<std::size_t>(worker)).student.clear();
         clear_locked();
         std::cerr << line << "\n";
         redraw_locked();
@@ -552,6 +562,154 @@ std::vector<Flag> flags_of(const BatchResult& r) {
     return flags;
 }
 
+// ----- calibration --------------------------------------------------------------------------------------
+
+std::string host_name() {
+    char buf[256] = {};
+    if (gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "localhost";
+    return buf;
+}
+
+// @p s with every character but letters, digits, '.', '_' and '-' made '_': a folder's name.
+std::string safe_name(std::string s) {
+    for (char& c : s)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+    return s;
+}
+
+// The GPU of a report's fingerprint, as a gradebook row has it: {name, uuid, driver_version} (null without
+// one), and the same in one string ("none" without one).
+std::pair<nlohmann::json, std::string> gpu_of(const nlohmann::json& report) {
+    const nlohmann::json fp = report.is_object() ? report.value("fingerprint", nlohmann::json()) : nlohmann::json();
+    if (!fp.is_object() || !fp.contains("device")) return {nlohmann::json(), "none"};
+    const nlohmann::json& d = fp["device"];
+    return {{{"name", d.value("name", "")}, {"uuid", d.value("uuid", "")}, {"driver_version", fp.value("driver_version", "")}},
+            d.value("name", "") + " " + d.value("uuid", "") + " driver " + fp.value("driver_version", "")};
+}
+
+// Where the calibration of GPU @p gpu on this host is kept: OUT/calibration/HOST-gpu-G (HOST-no-gpu without
+// one). One per host and GPU, so that a batch resumed on another node (a requeued shard) keeps the first
+// node's calibration beside its own.
+struct CalibrationFiles {
+    fs::path dir;
+    std::string rel;
+    fs::path report() const { return dir / "report.json"; }
+    fs::path log() const { return dir / "grader.log"; }
+    fs::path record() const { return dir / "record.json"; }
+};
+
+CalibrationFiles calibration_files(const fs::path& out, const std::string& host, const std::string& gpu) {
+    const std::string name = safe_name(host) + (gpu.empty() ? "-no-gpu" : "-gpu-" + safe_name(gpu));
+    return {out / "calibration" / name, "calibration/" + name};
+}
+
+// What the calibrations run: the code of the labs (their performance checks and the correctness checks
+// those require), or the checks --only names.
+std::string calibration_only(const std::string& only) {
+    return only == "all" || only == "answers" || only == "code" ? "code" : only;
+}
+
+// Grades the reference solutions on worker @p worker's GPU (a child `grader --solution`, as a submission is
+// graded) and records the result in OUT/calibration/HOST-gpu-G/. Returns the gradebook's calibration entry;
+// nothing when the batch was stopped meanwhile.
+std::optional<nlohmann::json> calibrate(const BatchOptions& o, std::uint64_t seed, const std::vector<LabEntry>& labs,
+                                        const fs::path& out, const fs::path& registry, int worker, const std::string& gpu,
+                                        const std::string& host, const nlohmann::json& settings) {
+    const CalibrationFiles f = calibration_files(out, host, gpu);
+    fs::create_directories(f.dir);
+    const fs::path partial = f.dir / "report.json.partial";
+    std::error_code ec;
+    fs::remove(partial, ec);
+    std::vector<std::string> argv = {o.grader_exe, "--registry", registry.string(), "--solution", "--seed", std::to_string(seed),
+                                     "--json", partial.string(), "--no-color", "--timeout", std::to_string(o.lab_timeout_s),
+                                     "--only", calibration_only(o.only)};
+    if (o.retry_invalid > 0) argv.insert(argv.end(), {"--retry-invalid", std::to_string(o.retry_invalid)});
+    if (o.no_ceilings) argv.push_back("--no-ceilings");
+    for (const LabEntry& l : labs) argv.push_back(l.id);
+    const ChildRun run = run_grader(argv, gpu, f.log(), o.timeout_s);
+    if (run.stopped) {
+        fs::remove(partial, ec);
+        return std::nullopt;
+    }
+    const auto report = run.spawn_error.empty() && !run.timed_out && (run.exit_code == 0 || run.exit_code == 1)
+                            ? read_json(partial)
+                            : std::nullopt;
+    nlohmann::json entry = {{"host", host}, {"worker", worker}, {"cuda_visible_devices", gpu},
+                            {"shard", {{"index", o.shard_index}, {"count", o.shard_count}}}, {"calibrated_at", utc_now_iso8601()},
+                            {"seconds", run.seconds}, {"log", f.rel + "/grader.log"}};
+    if (report) {
+        fs::rename(partial, f.report());
+        const auto [g, fingerprint] = gpu_of(*report);
+        entry.update({{"outcome", "graded"}, {"error", ""}, {"gpu", g}, {"gpu_fingerprint", fingerprint},
+                      {"no_gpu_reason", report->value("no_gpu_reason", "")}, {"checks", calibration_checks(*report)},
+                      {"report", f.rel + "/report.json"}});
+    } else {
+        entry.update({{"outcome", run.timed_out ? "hung" : "error"},
+                      {"error", run.timed_out ? "not graded within " + format_duration(o.timeout_s) + " (--timeout): stopped"
+                                : !run.spawn_error.empty() ? run.spawn_error
+                                : run.signal != 0          ? "the grader crashed: " + describe_signal(run.signal)
+                                                           : "the grader exited with code " + std::to_string(run.exit_code) +
+                                                                 ": " + grader_complaint(f.log())},
+                      {"gpu", nullptr}, {"gpu_fingerprint", "none"}, {"no_gpu_reason", ""}, {"checks", nlohmann::json::array()},
+                      {"report", nullptr}});
+        fs::remove(partial, ec);
+        fs::remove(f.report(), ec);
+    }
+    write_atomically(f.record(), nlohmann::json{{"settings", settings}, {"entry", entry}}.dump(2) + "\n");
+    return entry;
+}
+
+// The calibration of GPU @p gpu on this host recorded under @p settings (--resume does not calibrate it
+// again); only one that graded the references counts.
+std::optional<nlohmann::json> recorded_calibration(const fs::path& out, const std::string& host, const std::string& gpu,
+                                                   const nlohmann::json& settings) {
+    const CalibrationFiles f = calibration_files(out, host, gpu);
+    const auto record = read_json(f.record());
+    if (!record || record->value("settings", nlohmann::json()) != settings || !record->contains("entry")) return std::nullopt;
+    const nlohmann::json& entry = (*record)["entry"];
+    if (entry.value("outcome", "") != "graded" || !fs::exists(f.report())) return std::nullopt;
+    return entry;
+}
+
+// Every calibration recorded in OUT/calibration under @p settings, by host and GPU: the gradebook's.
+nlohmann::json recorded_calibrations(const fs::path& out, const nlohmann::json& settings) {
+    std::vector<nlohmann::json> entries;
+    std::error_code ec;
+    for (const auto& d : fs::directory_iterator(out / "calibration", ec)) {
+        const auto record = read_json(d.path() / "record.json");
+        if (record && record->value("settings", nlohmann::json()) == settings && record->contains("entry"))
+            entries.push_back((*record)["entry"]);
+    }
+    std::sort(entries.begin(), entries.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+        return std::make_tuple(a.value("host", ""), a.value("cuda_visible_devices", ""), a.value("worker", 0)) <
+               std::make_tuple(b.value("host", ""), b.value("cuda_visible_devices", ""), b.value("worker", 0));
+    });
+    return entries;
+}
+
+// One line of a calibration for the terminal: "calibration on GPU 0 (host): the references' 3 performance
+// checks: 3 pass", and the checks' ratios.
+std::string calibration_line(const nlohmann::json& entry, bool recorded) {
+    const std::string gpu = entry.value("cuda_visible_devices", "");
+    std::string line = "calibration " + (gpu.empty() ? std::string("without a GPU") : "on GPU " + gpu) + " (" +
+                       entry.value("host", "") + (recorded ? ", as recorded: --resume" : "") + "): ";
+    if (entry.value("outcome", "") != "graded") return line + "no report: " + entry.value("error", "");
+    std::map<std::string, int> statuses;
+    std::string ratios;
+    for (const nlohmann::json& c : entry["checks"]) {
+        ++statuses[c.value("status", "")];
+        if (c["ratio"].is_number()) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%.3g", c["ratio"].get<double>());
+            ratios += (ratios.empty() ? "" : ", ") + c.value("lab", "") + " " + c.value("id", "") + " " + buf;
+        }
+    }
+    line += "the references' " + std::to_string(entry["checks"].size()) + " performance check(s):";
+    for (const auto& [status, n] : statuses) line += " " + std::to_string(n) + " " + status;
+    if (!ratios.empty()) line += "; ratios " + ratios;
+    return line;
+}
+
 }  // namespace
 
 std::string student_id_of(const std::string& path) {
@@ -617,11 +775,17 @@ std::vector<Flag> report_flags(const nlohmann::json& report) {
                 add("COMPILE_ERROR", id, with_first_detail(why));
             if (starts_with(why, "hung:")) add("HUNG", id, first_line(why));
         }
+        std::string unstable;  // every check of the lab with a fairness note, with its notes
         for (const nlohmann::json& c : lab.value("checks", nlohmann::json::array())) {
             const std::string status = c.value("status", "");
             if (status == "tampered") add("TAMPERED", id, c.value("id", "") + ": " + first_line(c.value("message", "")));
             if (status == "suspicious") add("SUSPICIOUS", id, c.value("id", "") + ": " + first_line(c.value("message", "")));
+            std::string notes;
+            for (const nlohmann::json& n : c.value("fairness", nlohmann::json::array()))
+                if (n.is_object()) notes += (notes.empty() ? "" : "; ") + n.value("note", "");
+            if (!notes.empty()) unstable += (unstable.empty() ? "" : " | ") + c.value("id", "") + ": " + notes;
         }
+        if (!unstable.empty()) add("UNSTABLE", id, unstable);
         for (const nlohmann::json& w : lab.value("warnings", nlohmann::json::array()))
             if (starts_with(w.get<std::string>(), "answers file does not parse")) add("ANSWERS_SYNTAX", id, w.get<std::string>());
     }
@@ -714,7 +878,83 @@ nlohmann::json gradebook_json(const GradebookInfo& info, const std::vector<Batch
             {"course_seed", info.course_seed},
             {"only", info.only},
             {"labs", labs},
-            {"students", students}};
+            {"students", students},
+            {"calibration", info.calibration.is_array() ? info.calibration : nlohmann::json::array()}};
+}
+
+nlohmann::json calibration_checks(const nlohmann::json& report) {
+    nlohmann::json checks = nlohmann::json::array();
+    for (const nlohmann::json& lab : report.value("labs", nlohmann::json::array()))
+        for (const nlohmann::json& c : lab.value("checks", nlohmann::json::array())) {
+            if (c.value("kind", "") != "performance") continue;
+            const nlohmann::json details = c.value("details", nlohmann::json::object());
+            const auto number = [&](const char* key) {
+                return details.is_object() && details.contains(key) && details[key].is_number() ? details[key] : nlohmann::json();
+            };
+            checks.push_back({{"lab", lab.value("id", "")}, {"id", c.value("id", "")}, {"title", c.value("title", "")},
+                              {"status", c.value("status", "")}, {"ratio", number("ratio")}, {"measured", c.value("measured", "")},
+                              {"points", c.value("points", 0.0)}, {"max_points", c.value("max_points", 0.0)},
+                              {"pass_bar", number("pass_bar")}, {"full_bar", number("full_bar")},
+                              {"fairness", c.value("fairness", nlohmann::json::array())}});
+        }
+    return checks;
+}
+
+std::string calibration_csv(const nlohmann::json& g) {
+    std::ostringstream x;
+    x << "shard,host,cuda_visible_devices,gpu_fingerprint,lab,check,status,ratio,points,max_points,pass_bar,full_bar,fairness\n";
+    const auto number = [](const nlohmann::json& v) {
+        if (!v.is_number()) return std::string();
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.6g", v.get<double>());
+        return std::string(buf);
+    };
+    for (const nlohmann::json& e : g.value("calibration", nlohmann::json::array())) {
+        const std::string head = std::to_string(e["shard"].value("index", 0)) + "/" + std::to_string(e["shard"].value("count", 1)) +
+                                 ',' + csv_field(e.value("host", "")) + ',' + csv_field(e.value("cuda_visible_devices", "")) +
+                                 ',' + csv_field(e.value("gpu_fingerprint", "")) + ',';
+        if (e.value("outcome", "") != "graded") {  // no report: one row says why
+            x << head << ",," << e.value("outcome", "") << ",,,,,," << csv_field(e.value("error", "")) << '\n';
+            continue;
+        }
+        for (const nlohmann::json& c : e["checks"]) {
+            std::string notes;
+            for (const nlohmann::json& n : c.value("fairness", nlohmann::json::array()))
+                notes += (notes.empty() ? "" : "; ") + n.value("note", "");
+            x << head << c.value("lab", "") << ',' << csv_field(c.value("id", "")) << ',' << c.value("status", "") << ','
+              << number(c["ratio"]) << ',' << format_points(c.value("points", 0.0)) << ','
+              << format_points(c.value("max_points", 0.0)) << ',' << number(c["pass_bar"]) << ',' << number(c["full_bar"])
+              << ',' << csv_field(notes) << '\n';
+        }
+    }
+    return x.str();
+}
+
+std::vector<std::string> calibration_spread(const nlohmann::json& calibration) {
+    struct Range {
+        double lo = 0, hi = 0;
+        int n = 0;
+    };
+    std::map<std::pair<std::string, std::string>, Range> ranges;  // (lab, check) -> its ratios
+    for (const nlohmann::json& e : calibration)
+        for (const nlohmann::json& c : e.value("checks", nlohmann::json::array())) {
+            const std::string status = c.value("status", "");
+            if (!c["ratio"].is_number() || (status != "pass" && status != "partial" && status != "fail")) continue;
+            const double v = c["ratio"].get<double>();
+            Range& r = ranges[{c.value("lab", ""), c.value("id", "")}];
+            r.lo = r.n == 0 ? v : std::min(r.lo, v);
+            r.hi = r.n == 0 ? v : std::max(r.hi, v);
+            ++r.n;
+        }
+    std::vector<std::string> lines;
+    for (const auto& [check, r] : ranges) {
+        if (r.n < 2) continue;
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "lab %s %s: the references' ratios %.3g to %.3g over %d calibrations (%.1f%% apart)",
+                      check.first.c_str(), check.second.c_str(), r.lo, r.hi, r.n, r.lo > 0 ? 100 * (r.hi / r.lo - 1) : 0.0);
+        lines.push_back(buf);
+    }
+    return lines;
 }
 
 std::string gradebook_csv(const nlohmann::json& g) {
@@ -790,7 +1030,9 @@ int run_batch(const BatchOptions& o) {
     const fs::path batch_file = out / "batch.json";
     std::uint64_t seed = 0;
     if (o.seed) seed = *o.seed;
-    else if (const auto earlier = read_json(batch_file); o.resume && earlier && earlier->contains("seed")) seed = earlier->at("seed").get<std::uint64_t>();
+    else if (const auto earlier = read_json(batch_file);
+             o.resume && earlier && earlier->contains("settings") && (*earlier)["settings"].contains("seed"))
+        seed = (*earlier)["settings"]["seed"].get<std::uint64_t>();
     else seed = fresh_seed();
     const nlohmann::json settings = settings_of(o, seed, labs);
     nlohmann::json class_students = nlohmann::json::array();
@@ -806,6 +1048,11 @@ int run_batch(const BatchOptions& o) {
     std::error_code ec;
     fs::remove(out / "gradebook.csv", ec);  // written again once every submission has its result
     fs::remove(out / "gradebook.json", ec);
+    fs::remove(out / "calibration.csv", ec);
+    // Calibrations describe the grading that made them: a batch started afresh drops the earlier ones, a
+    // resumed one keeps those made under its settings (and reuses this host's, GPU by GPU).
+    if (!o.resume) fs::remove_all(out / "calibration", ec);
+    const std::string host = host_name();
     for (int k = 0; k < workers; ++k)
         write_worker_registry(registry_json, o.first_slot + k, out / "work" / ("registry-" + std::to_string(k) + ".json"));
 
@@ -834,6 +1081,24 @@ int run_batch(const BatchOptions& o) {
     const auto work = [&](int k) {
         const std::string gpu = gpus.empty() ? "" : gpus[static_cast<std::size_t>(k)];
         const fs::path registry = out / "work" / ("registry-" + std::to_string(k) + ".json");
+        // --calibrate: first the reference solutions, on this worker's GPU (once per GPU; without one, by
+        // worker 0 only, the others grading meanwhile).
+        const bool first_on_gpu = gpus.empty() ? k == 0 : std::find(gpus.begin(), gpus.begin() + k, gpu) == gpus.begin() + k;
+        if (o.calibrate && first_on_gpu && !g_stop) {
+            try {
+                if (const auto recorded = o.resume ? recorded_calibration(out, host, gpu, settings) : std::nullopt) {
+                    progress.calibrated(k, calibration_line(*recorded, true));
+                } else {
+                    progress.started(k, "calibration (the reference solutions)");
+                    if (const auto entry = calibrate(o, seed, labs, out, registry, k, gpu, host, settings))
+                        progress.calibrated(k, calibration_line(*entry, false));
+                }
+            } catch (const std::exception& ex) {
+                const std::lock_guard lock(failure_m);
+                failure = std::string("calibration: ") + ex.what();
+                g_stop = true;
+            }
+        }
         for (std::size_t i; !g_stop && (i = next++) < o.entries.size();) {
             const BatchEntry& e = o.entries[i];
             try {
@@ -884,10 +1149,16 @@ int run_batch(const BatchOptions& o) {
     }
     std::vector<BatchResult> done;
     for (auto& r : results) done.push_back(std::move(*r));
-    const nlohmann::json gradebook = gradebook_json({seed, o.course_seed, o.only, labs}, done);
+    const nlohmann::json gradebook =
+        gradebook_json({seed, o.course_seed, o.only, labs, recorded_calibrations(out, settings)}, done);
     write_atomically(out / "gradebook.json", gradebook.dump(2) + "\n");
     write_atomically(out / "gradebook.csv", gradebook_csv(gradebook));
+    if (!gradebook["calibration"].empty()) {
+        write_atomically(out / "calibration.csv", calibration_csv(gradebook));
+        for (const std::string& line : calibration_spread(gradebook["calibration"])) std::cerr << "grader batch: " << line << "\n";
+    }
     std::cerr << "grader batch: gradebook " << (out / "gradebook.csv").string() << " and " << (out / "gradebook.json").string()
+              << (gradebook["calibration"].empty() ? "" : ", the references' calibration in " + (out / "calibration.csv").string())
               << "; reports in " << (out / "students").string() << "/<student>/\n";
     return 0;
 }
@@ -934,6 +1205,7 @@ int merge_gradebooks(const std::string& out_dir, const std::vector<std::string>&
     std::map<int, std::string> shard_of;       // index -> folder
     std::map<std::string, std::vector<std::string>> rows_of;  // student -> folders with a row
     std::vector<BatchResult> results;
+    std::vector<nlohmann::json> calibrations;  // every shard's, its files' paths relative to OUT
     for (const std::string& d : shard_dirs) {
         const fs::path dir = fs::absolute(d).lexically_normal();
         const auto batch = read_json(dir / "batch.json");
@@ -968,6 +1240,12 @@ int merge_gradebooks(const std::string& out_dir, const std::vector<std::string>&
                                    std::to_string(first_shard->value("count", 0)));
             else if (shard["class_students"] != (*first_shard)["class_students"])
                 problems.push_back(name + " was split from another class than " + first_dir + " (its submissions differ)");
+        }
+        for (nlohmann::json e : book->value("calibration", nlohmann::json::array())) {
+            for (const char* key : {"report", "log"})
+                if (e.contains(key) && e[key].is_string())
+                    e[key] = (dir / e[key].get<std::string>()).lexically_relative(out).string();
+            calibrations.push_back(std::move(e));
         }
         if (const auto [it, fresh] = shard_of.emplace(index, dir.string()); !fresh)
             problems.push_back("shard " + std::to_string(index) + " is given twice: " + it->second + " and " + dir.string());
@@ -1028,13 +1306,24 @@ int merge_gradebooks(const std::string& out_dir, const std::vector<std::string>&
         e.title = l.at("title").get<std::string>();
         info.labs.push_back(e);
     }
+    // Every shard's calibration (one per node and GPU that graded), by shard, then host and GPU.
+    std::stable_sort(calibrations.begin(), calibrations.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+        return std::make_tuple(a["shard"].value("index", 0), a.value("host", ""), a.value("cuda_visible_devices", "")) <
+               std::make_tuple(b["shard"].value("index", 0), b.value("host", ""), b.value("cuda_visible_devices", ""));
+    });
+    info.calibration = calibrations;
     nlohmann::json gradebook = gradebook_json(info, results);
     gradebook["grader_version"] = first_book->at("grader_version");  // the shards' grader, not this one
     fs::create_directories(out);
     write_atomically(out / "gradebook.json", gradebook.dump(2) + "\n");
     write_atomically(out / "gradebook.csv", gradebook_csv(gradebook));
+    std::error_code ec;
+    if (!calibrations.empty()) write_atomically(out / "calibration.csv", calibration_csv(gradebook));
+    else fs::remove(out / "calibration.csv", ec);
+    for (const std::string& line : calibration_spread(gradebook["calibration"])) say(line);
     say(std::to_string(results.size()) + " students from " + std::to_string(shard_of.size()) + " shard(s): " +
-        (out / "gradebook.csv").string() + " and " + (out / "gradebook.json").string());
+        (out / "gradebook.csv").string() + " and " + (out / "gradebook.json").string() +
+        (calibrations.empty() ? "" : "; " + std::to_string(calibrations.size()) + " calibration(s) in " + (out / "calibration.csv").string()));
     return 0;
 }
 

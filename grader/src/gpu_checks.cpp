@@ -297,6 +297,12 @@ AbResult time_host_ab(const std::function<void()>& a, const std::function<void()
     AbResult r;
     r.a = summarize(ta);
     r.b = summarize(tb);
+    // A fixed number of runs, no stopping rule: a median converged when it is known as precisely as the timed
+    // loops ask of theirs (otherwise `converged` would read false whatever the runs, and every check timed
+    // here would carry a fairness note).
+    const double rule = grading_timing("host").max_rel_ci;
+    r.a.converged = r.a.rel_ci <= rule;
+    r.b.converged = r.b.rel_ci <= rule;
     r.ratio = r.b.median_ms > 0 ? r.a.median_ms / r.b.median_ms : 0.0;
     return r;
 }
@@ -347,6 +353,19 @@ std::vector<std::string> gpu_tenants() {
                                 q.pid, q.name.empty() ? "name not visible from here" : q.name.c_str(),
                                 static_cast<double>(q.used_bytes) / double(1ull << 30)));
     return out;
+}
+
+std::optional<std::uint64_t> gpu_clock_events() {
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return std::nullopt;
+    }
+    const DeviceProbe p = probe_device(dev);
+    if (!p.available()) return std::nullopt;
+    const ClockEvents e = clock_events(p.info);
+    if (!e.known) return std::nullopt;
+    return static_cast<std::uint64_t>(e.reasons);
 }
 
 std::vector<std::string> gpu_start_checks(const Context& ctx) {

@@ -408,6 +408,9 @@ int batch_main(int argc, char** argv) {
     app.add_option("--only", o.only, "What to grade, as grader --only says (answers, code, or check ids)")->capture_default_str();
     app.add_option("--retry-invalid", o.retry_invalid, "As grader --retry-invalid")->check(CLI::NonNegativeNumber);
     app.add_flag("--no-ceilings", o.no_ceilings, "As grader --no-ceilings");
+    app.add_flag("--calibrate", o.calibrate, "Before grading, each worker grades the reference solutions on its GPU; the "
+                                             "gradebook records their performance checks (ratio, points) per GPU, and "
+                                             "calibration.csv too, so that GPUs and nodes can be compared");
     app.add_option("--course-seed", course_seed, "The course's seed (default: [course] seed in class.toml); when it is "
                                                  "not 0, each student is graded on their own exercise cases");
     app.add_option("--registry", registry_path, "Lab registry written by the build")->capture_default_str();

@@ -112,6 +112,7 @@ void to_json(nlohmann::json& j, const CheckResult& r) {
                        {"hint", r.hint},
                        {"details", r.details.is_null() ? nlohmann::json::object() : r.details}};
     if (!r.attempts.empty()) j["attempts"] = r.attempts;
+    if (!r.fairness.empty()) j["fairness"] = r.fairness;
 }
 
 void from_json(const nlohmann::json& j, CheckResult& r) {
@@ -126,6 +127,7 @@ void from_json(const nlohmann::json& j, CheckResult& r) {
     r.message = j.value("message", "");
     r.hint = j.value("hint", "");
     r.details = j.value("details", nlohmann::json::object());
+    r.fairness = j.value("fairness", std::vector<FairnessNote>{});
 }
 
 void to_json(nlohmann::json& j, const CheckDecl& d) {

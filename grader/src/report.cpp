@@ -245,7 +245,10 @@ std::string to_junit(const RunReport& r) {
                   << xml_escape(pts(c.points) + "/" + pts(c.max_points) + " points; measured " + c.measured + "; target " + c.target)
                   << "</failure>";
             }
-            x << "<system-out>" << xml_escape(pts(c.points) + "/" + pts(c.max_points)) << "</system-out></testcase>\n";
+            x << "<system-out>"
+              << xml_escape(pts(c.points) + "/" + pts(c.max_points) +
+                            (c.fairness.empty() ? "" : "; fairness: " + fairness_text(c.fairness)))
+              << "</system-out></testcase>\n";
         }
         for (const std::string& f : l.failures)
             x << "    <system-err>" << xml_escape(f) << "</system-err>\n";
@@ -297,7 +300,7 @@ void print_report(std::ostream& out, const RunReport& r, bool colour, bool verbo
                 ++unanswered;
                 continue;
             }
-            const bool show = c.status != Status::pass || verbose;
+            const bool show = c.status != Status::pass || verbose || !c.fairness.empty();
             if (!show || (c.message.empty() && c.hint.empty())) continue;
             if (c.status == Status::skipped && !verbose) continue;
             const bool repeats_failure = std::any_of(l.failures.begin(), l.failures.end(), [&](const std::string& f) {
@@ -343,11 +346,16 @@ void print_report(std::ostream& out, const RunReport& r, bool colour, bool verbo
             std::string line;
             while (std::getline(in, line)) out << "    | " << line << "\n";
         }
-        std::size_t skipped = 0, invalid = 0;
+        std::size_t skipped = 0, invalid = 0, unfair = 0;
         for (const CheckResult& c : l.checks) {
             if (c.status == Status::skipped) ++skipped;
             if (c.status == Status::invalid) ++invalid;
+            if (!c.fairness.empty()) ++unfair;
         }
+        if (unfair > 0)
+            out << "  " << (colour ? "\033[33m" : "") << unfair << " measurement" << (unfair > 1 ? "s" : "")
+                << " with a fairness note" << reset << " (a timing that did not converge, a throttled GPU clock): the "
+                << "points stand; `grader " << l.id << " --only ID` measures a check again\n";
         if (invalid > 0)
             out << "  " << (colour ? "\033[35m" : "") << invalid << " measurement" << (invalid > 1 ? "s" : "")
                 << " INVALID" << reset << ": not graded (0 points), no verdict on the code — regrade with --retry-invalid N "

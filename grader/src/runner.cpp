@@ -82,9 +82,59 @@ std::string perf_target(const PerfSpec& spec) {
     return "pass " + num(spec.pass_bar) + ", full " + num(spec.full_bar);
 }
 
+// The GPU's clocks-event reasons now, or none when they cannot be read (no hook, NVML silent or failing).
+std::optional<std::uint64_t> read_clock_events(const GpuHooks& gpu) {
+    if (!gpu.clock_events) return std::nullopt;
+    try {
+        return gpu.clock_events();
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+// Grades a timed performance measurement @p p into @p r: a wrong verified run, a time below the floor, a
+// measurement that cannot be trusted (INVALID), else points from the bars.
+void judge_performance(const CheckDecl& d, const PerfSpec& spec, const PerfResult& p, const Context& ctx,
+                       const GpuHooks& gpu, CheckResult& r) {
+    if (!p.wrong_result.empty()) {
+        r.status = Status::fail;
+        r.points = 0;
+        r.message = p.wrong_result;
+        r.hint = "every timed run must do all the work on the data it is given: nothing may be kept from an "
+                 "earlier run with the same buffers";
+        return;
+    }
+    if (p.time_ms && p.floor_ms && *p.time_ms < *p.floor_ms) {
+        r.status = Status::suspicious;
+        r.points = 0;
+        r.message = "faster than physically possible: " + num(*p.time_ms) + " ms < floor " + num(*p.floor_ms) +
+                    " ms — is all the work really done on fresh data? " + p.message;
+        return;
+    }
+    // A measurement is graded only when its reference held still and the GPU was ours alone.
+    std::vector<std::string> invalid = ctx.run_invalid;
+    invalid.insert(invalid.end(), p.invalid.begin(), p.invalid.end());
+    if (gpu.tenants)
+        for (const std::string& t : gpu.tenants()) invalid.push_back(t);
+    if (!invalid.empty()) {
+        std::string why;
+        for (const std::string& w : invalid) why += (why.empty() ? "" : "; ") + w;
+        r.status = Status::invalid;
+        r.points = 0;
+        r.message = "INVALID measurement, not graded: " + why + ". Measured: " + p.message;
+        r.hint = "an INVALID check is no verdict on your code: rerun when the GPU is yours alone (`grader "
+                 "--retry-invalid 2` retries it). Code that leaves work running after its launcher returns, or "
+                 "changes device-wide settings, makes every measurement INVALID";
+        r.details["invalid_reasons"] = invalid;
+        return;
+    }
+    const double credit = perf_credit(p.ratio, spec.pass_bar, spec.full_bar);
+    r.points = credit * d.max_points;
+    r.status = credit >= 1.0 ? Status::pass : credit > 0 ? Status::partial : Status::fail;
+}
+
 CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx,
-                           const std::map<std::string, Status>& done,
-                           const std::function<std::vector<std::string>()>& tenants) {
+                           const std::map<std::string, Status>& done, const GpuHooks& gpu) {
     CheckResult r = result_for(d);
     if (d.kind == CheckKind::correctness) {
         const CorrectnessResult c = e.correctness(ctx);
@@ -120,7 +170,10 @@ CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx
         r.message = "its reference (" + alone.what + ") could not be timed before the checks: " + alone.error;
         return r;
     }
+    // The clock's throttle reasons when the check starts and when its timing ends (NVML, where it answers).
+    const std::optional<std::uint64_t> clocks_before = read_clock_events(gpu);
     const PerfResult p = e.performance(ctx);
+    const std::optional<std::uint64_t> clocks_after = read_clock_events(gpu);
     if (!p.reference_compared)
         throw std::logic_error("lab definition error: the check did not compare its reference '" + spec.reference +
                                "' (time it with the helpers of grader/gpu_checks.hpp)");
@@ -134,41 +187,17 @@ CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx
     r.details["full_bar"] = spec.full_bar;
     r.details["reference_alone"] = {{"id", spec.reference}, {"what", alone.what}, {"median_ms", alone.median_ms},
                                     {"timing", alone.details}};
-    if (!p.wrong_result.empty()) {
-        r.status = Status::fail;
-        r.points = 0;
-        r.message = p.wrong_result;
-        r.hint = "every timed run must do all the work on the data it is given: nothing may be kept from an "
-                 "earlier run with the same buffers";
-        return r;
+    if (clocks_before || clocks_after) {
+        const auto names = [](const std::optional<std::uint64_t>& m) {
+            return m ? nlohmann::json(clock_event_names(*m)) : nlohmann::json();
+        };
+        r.details["clock_events"] = {{"at_start", names(clocks_before)}, {"at_timing_end", names(clocks_after)}};
     }
-    if (p.time_ms && p.floor_ms && *p.time_ms < *p.floor_ms) {
-        r.status = Status::suspicious;
-        r.points = 0;
-        r.message = "faster than physically possible: " + num(*p.time_ms) + " ms < floor " + num(*p.floor_ms) +
-                    " ms — is all the work really done on fresh data? " + p.message;
-        return r;
-    }
-    // A measurement is graded only when its reference held still and the GPU was ours alone.
-    std::vector<std::string> invalid = ctx.run_invalid;
-    invalid.insert(invalid.end(), p.invalid.begin(), p.invalid.end());
-    if (tenants)
-        for (const std::string& t : tenants()) invalid.push_back(t);
-    if (!invalid.empty()) {
-        std::string why;
-        for (const std::string& w : invalid) why += (why.empty() ? "" : "; ") + w;
-        r.status = Status::invalid;
-        r.points = 0;
-        r.message = "INVALID measurement, not graded: " + why + ". Measured: " + p.message;
-        r.hint = "an INVALID check is no verdict on your code: rerun when the GPU is yours alone (`grader "
-                 "--retry-invalid 2` retries it). Code that leaves work running after its launcher returns, or "
-                 "changes device-wide settings, makes every measurement INVALID";
-        r.details["invalid_reasons"] = invalid;
-        return r;
-    }
-    const double credit = perf_credit(p.ratio, spec.pass_bar, spec.full_bar);
-    r.points = credit * d.max_points;
-    r.status = credit >= 1.0 ? Status::pass : credit > 0 ? Status::partial : Status::fail;
+    judge_performance(d, spec, p, ctx, gpu, r);
+    // Whether the measurement was fair: its timings converged, the clock was not throttled. A wrong result's
+    // verdict does not rest on its timing: no note then.
+    if (p.wrong_result.empty()) r.fairness = fairness_notes(r.details, clocks_before, clocks_after);
+    if (!r.fairness.empty()) r.message += " — fairness: " + fairness_text(r.fairness);
     return r;
 }
 
@@ -455,7 +484,7 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
         }
         out.send({{"type", "start"}, {"id", d.id}});
         try {
-            r = run_code_check(d, lab.entries()[i], ctx, done, gpu.tenants);
+            r = run_code_check(d, lab.entries()[i], ctx, done, gpu);
         } catch (const std::exception& ex) {
             r = result_for(d);
             r.status = Status::error;

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
     };
     gpu.start_checks = &gpulab::grader::gpu_start_checks;
     gpu.tenants = &gpulab::grader::gpu_tenants;
+    gpu.clock_events = &gpulab::grader::gpu_clock_events;
     gpu.progress = [](std::function<void(const std::string&)> sink) {
         gpulab::set_timing_observer([sink = std::move(sink)](const std::string& label, int reps, int max_reps) {
             sink("timing " + label + " (" + std::to_string(reps) + "/" + std::to_string(max_reps) + " samples)");

@@ -7,10 +7,14 @@
 # rows are the same on any machine):
 #  1. the gradebook's rows and flags are exactly as expected, and the reference's row is what
 #     `grader --submission` gives the same files;
-#  2. `--resume` grades nothing again (its count, and the reports' modification times);
+#  2. `--resume` grades nothing again (its count, and the reports' modification times), without --seed too
+#     (it takes the earlier run's), and does not calibrate again;
 #  3. a batch stopped midway (SIGTERM), resumed and killed (SIGKILL), and resumed again, ends with every
 #     row, its gradebook the same as that of the batch that was never stopped;
-#  4. a submission not graded within --timeout is stopped and flagged HUNG, and the batch goes on.
+#  4. a submission not graded within --timeout is stopped and flagged HUNG, and the batch goes on;
+#  5. `--calibrate` (batch 1): the reference solutions, graded first (once: there is no GPU), are the
+#     gradebook's calibration (lab 00's performance checks, SKIPPED) and calibration.csv's rows; a batch
+#     without it has none.
 set -u
 grader=$1 src=$2 work=$3 python=$4
 export CUDA_VISIBLE_DEVICES=
@@ -21,6 +25,10 @@ import csv, glob, json, os, sys
 work, mode = sys.argv[1], sys.argv[2]
 if mode == "stat":  # the reports' and records' modification times
     for p in sorted(glob.glob(f"{work}/a/students/*/*.json")):
+        print(p, os.stat(p).st_mtime_ns)
+    sys.exit(0)
+if mode == "stat-calibration":  # the calibration's report and record
+    for p in sorted(glob.glob(f"{work}/a/calibration/*/*.json")):
         print(p, os.stat(p).st_mtime_ns)
     sys.exit(0)
 problems = []
@@ -87,7 +95,8 @@ expect(alice["totals"] == direct["totals"] and alice["seed"] == direct["seed"],
        "alice's report is what grader --submission gives the same files")
 expect("passed over" in text("a.txt") and "notes.txt" in text("a.txt"), "a file that is no submission is passed over, and said so")
 
-expect(rc("a-resume") == 0 and "0 done now, 8 unchanged" in text("a-resume.txt"), "--resume grades nothing again")
+expect(rc("a-resume") == 0 and "0 done now, 8 unchanged" in text("a-resume.txt"),
+       "--resume (without --seed: the earlier run's) grades nothing again")
 expect(text("a.mtimes") == text("a-resume.mtimes") and text("a.mtimes").count("\n") == 8 + 7,
        "--resume leaves every report and record as it was")
 
@@ -99,6 +108,33 @@ expect(rc("b3") == 0 and f"{8 - b2} done now, {b2} unchanged" in text("b3.txt"),
 expect(text("a/gradebook.csv") == text("b/gradebook.csv"), "the stopped and resumed batch's gradebook is the same")
 expect(not glob.glob(f"{work}/b/students/*/*.partial") and not glob.glob(f"{work}/b/students/*/*.tmp*"),
        "no half-written file is left")
+
+# 5. The calibration: the reference solutions of lab 00, graded before the class.
+perf = [c["id"] for c in checks if c["kind"] == "performance"]
+cal = g["calibration"]
+expect(len(cal) == 1 and cal[0]["worker"] == 0 and cal[0]["cuda_visible_devices"] == "" and cal[0]["host"]
+       and cal[0]["shard"] == {"index": 0, "count": 1}, "without a GPU, one calibration, by worker 0")
+e = cal[0] if cal else {}
+expect(e.get("outcome") == "graded" and e.get("gpu") is None and e.get("gpu_fingerprint") == "none"
+       and "no CUDA device" in e.get("no_gpu_reason", ""), "it graded the references, without a GPU: " + e.get("no_gpu_reason", ""))
+expect(perf and [c["id"] for c in e.get("checks", [])] == perf
+       and all(c["lab"] == "00" and c["status"] == "skipped" and c["ratio"] is None and c["points"] == 0 for c in e.get("checks", [])),
+       "its checks are lab 00's performance checks, SKIPPED, no ratio: " + " ".join(perf))
+ref = json.load(open(f"{work}/a/{e['report']}")) if e.get("report") else {}
+expect(ref.get("implementation") == "solution" and ref.get("seed") == 20261130
+       and all(c["kind"] != "answer" for l in ref.get("labs", []) for c in l["checks"]),
+       "its report is the reference solutions' code, graded with the class's seed")
+with open(f"{work}/a/calibration.csv", newline="") as f:
+    cal_rows = list(csv.reader(f))
+expect(cal_rows[0] == ["shard", "host", "cuda_visible_devices", "gpu_fingerprint", "lab", "check", "status", "ratio", "points",
+                       "max_points", "pass_bar", "full_bar", "fairness"]
+       and [(r[0], r[1], r[4], r[5], r[6], r[7]) for r in cal_rows[1:]] == [("0/1", e.get("host"), "00", p, "skipped", "") for p in perf],
+       "calibration.csv: one row per check")
+expect("calibration without a GPU" in text("a.txt") and "as recorded: --resume" in text("a-resume.txt")
+       and text("a.cal-mtimes") == text("a-resume.cal-mtimes") and text("a.cal-mtimes").count("\n") == 2,
+       "--resume does not calibrate again")
+expect(not os.path.exists(f"{work}/b/calibration.csv") and json.load(open(f"{work}/b/gradebook.json"))["calibration"] == [],
+       "without --calibrate, no calibration")
 
 c = json.load(open(f"{work}/c/gradebook.json"))
 expect(rc("c") == 0 and [s["flags"] for s in c["students"]] == [["HUNG"], ["HUNG"]]
@@ -136,16 +172,18 @@ seed=20261130
 common="--labs 00 --workers 2 --seed $seed --no-ceilings"
 "$grader" 00 --submission "$class/alice" --seed $seed --no-ceilings --no-color --json "$work/direct.json" > "$work/direct.txt" 2>&1
 
-# 1. The class, graded once.
-"$grader" batch "$class" $common --out "$work/a" > "$work/a.txt" 2>&1
+# 1. The class, graded once, the reference solutions first (5).
+"$grader" batch "$class" $common --calibrate --out "$work/a" > "$work/a.txt" 2>&1
 echo $? > "$work/a.rc"
 cat "$work/a.txt"
 "$python" "$work/check.py" "$work" stat > "$work/a.mtimes"
+"$python" "$work/check.py" "$work" stat-calibration > "$work/a.cal-mtimes"
 
-# 2. Again with --resume: nothing is graded.
-"$grader" batch "$class" $common --out "$work/a" --resume > "$work/a-resume.txt" 2>&1
+# 2. Again with --resume (and without --seed): nothing is graded, nothing calibrated.
+"$grader" batch "$class" --labs 00 --workers 2 --no-ceilings --calibrate --out "$work/a" --resume > "$work/a-resume.txt" 2>&1
 echo $? > "$work/a-resume.rc"
 "$python" "$work/check.py" "$work" stat > "$work/a-resume.mtimes"
+"$python" "$work/check.py" "$work" stat-calibration > "$work/a-resume.cal-mtimes"
 
 # 3. Stopped midway, twice, and resumed.
 records() { ls "$work/b/students"/*/record.json 2>/dev/null | wc -l; }

@@ -1,6 +1,7 @@
 // A stand-in for a lab runner that misbehaves on purpose, for the grader's robustness tests.
 //   grader_fake_runner --behave <ok|segv|abort|hang|hang_group|exit4|no_output|garbage|sticky|no_done|noisy|
-//                                bad_plan|forged|replayed|unstarted|cut_short|invalid_once|invalid_always|progress>
+//                                bad_plan|forged|replayed|unstarted|cut_short|invalid_once|invalid_always|progress|
+//                                unfair>
 // Other arguments (--report-fd, --seed, --answers, --ceilings) are accepted like a real runner's. It
 // speaks the real protocol through the grader's Emitter (authenticated lines); the behaviours that
 // write on the channel behind the Emitter's back are what a student's code might try.
@@ -72,6 +73,19 @@ int main(int argc, char** argv) {
         e.send({{"type", "start"}, {"id", "c2"}});
         const bool invalid = behave == "invalid_always" || !retry;
         e.send(result("c2", invalid ? "invalid" : "pass", invalid ? 0 : 10));
+        e.send({{"type", "done"}});
+        return 0;
+    }
+    if (behave == "unfair") {  // c2 passes with a fairness note, as the runner writes one
+        hello_plan(e);
+        e.send({{"type", "start"}, {"id", "c1"}});
+        e.send(result("c1", "pass", 10));
+        e.send({{"type", "start"}, {"id", "c2"}});
+        nlohmann::json r = result("c2", "pass", 10);
+        r["result"]["fairness"] = {{{"kind", "clock_throttled"},
+                                    {"note", "GPU clock throttled (power cap) when its timing ended"},
+                                    {"about", {"sw_power_cap"}}}};
+        e.send(r);
         e.send({{"type", "done"}});
         return 0;
     }

@@ -81,13 +81,18 @@ TEST_CASE("A folder of submissions gives one entry each; two of one student are 
     std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("A lab process killed at its time limit raises HUNG, a forged channel TAMPERED", "[batch]") {
+TEST_CASE("A lab process killed at its time limit raises HUNG, a forged channel TAMPERED, a fairness note UNSTABLE", "[batch]") {
     const std::vector<Flag> hung = report_flags(report_of("hang"));
     REQUIRE(names(hung) == "HUNG@07");
     CHECK(contains(hung[0].why, "hung: no result within"));
     const std::vector<Flag> forged = report_flags(report_of("forged"));
     REQUIRE(names(forged) == "TAMPERED@07");  // once per lab, however many checks it voids
     CHECK(contains(forged[0].why, "TAMPERED"));
+    // A fairness note, from the runner's line to the report: UNSTABLE, with the check and its note.
+    const nlohmann::json unfair = report_of("unfair");
+    CHECK(unfair["labs"][0]["checks"][1]["fairness"][0]["kind"] == "clock_throttled");
+    CHECK(names(report_flags(unfair)) == "UNSTABLE@07");
+    CHECK(report_flags(unfair)[0].why == "c2: GPU clock throttled (power cap) when its timing ended");
     CHECK(report_flags(report_of("ok")).empty());
     CHECK(report_flags(report_of("segv")).empty());  // a crash costs points; nothing to flag
 }

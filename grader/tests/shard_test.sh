@@ -1,13 +1,14 @@
 #!/usr/bin/env sh
 # shard_test.sh GRADER WORK BATCH_WORK PYTHON
 # The class of grader_batch_grades_a_class (BATCH_WORK/class, made by batch_test.sh), graded again as three
-# shards (`grader batch --shard I/3`, one after the other, one worker each) with the same seed and settings,
-# then joined by `grader gradebook merge`:
+# shards (`grader batch --shard I/3 --calibrate`, one after the other, one worker each) with the same seed and
+# settings, then joined by `grader gradebook merge`:
 #  1. --shard refuses what is not I/N with 0 <= I < N, and a shard with no student;
 #  2. each shard grades only its students (sorted by id, dealt round robin) into OUT/shard-I-of-3;
 #  3. the merged gradebook.csv is byte for byte that of the single batch (BATCH_WORK/a), and its
 #     gradebook.json too but for the fields docs/instructor.md lists (created_at; a row's seconds, worker,
-#     cuda_visible_devices, report, junit, log), its file paths leading to the shards' reports;
+#     cuda_visible_devices, report, junit, log; the calibration), its file paths leading to the shards' reports;
+#  5. each shard's gradebook has its own calibration, and the merged one keeps all three (and calibration.csv);
 #  4. merge refuses, writing nothing, a missing shard (naming it and its students), a shard given twice,
 #     and a shard graded with another seed.
 set -u
@@ -28,7 +29,7 @@ run bad-text batch "$class" $common --shard 1
 run bad-count batch "$class" $common --shard 0/0
 run empty batch "$class" $common --shard 8/9
 for i in 0 1 2; do
-  run "shard$i" batch "$class" $common --shard $i/3 --first-slot $i
+  run "shard$i" batch "$class" $common --shard $i/3 --first-slot $i --calibrate
   cat "$work/shard$i.txt"
 done
 out=$work/out
@@ -88,7 +89,7 @@ def strip(g):
     return g
 a, b = strip(merged), strip(single)
 for k in sorted(set(a) | set(b)):
-    if k != "students":
+    if k not in ("students", "calibration"):
         expect(a.get(k) == b.get(k), f"gradebook.json's {k} is the single batch's")
 for x, y in zip(a["students"], b["students"]):
     expect(x == y, f"{x['student']}'s row is the single batch's but for {' '.join(ROW_DIFFERS)}"
@@ -96,5 +97,22 @@ for x, y in zip(a["students"], b["students"]):
 expect(len(a["students"]) == len(b["students"]) == 8, "eight rows")
 expect(all(os.path.exists(f"{out}/{s['report']}") and s["report"].startswith("shard-") for s in merged["students"] if s["report"]),
        "the merged rows' report paths lead to the shards' reports")
+
+# 5. Calibrations: one per shard, all three kept by the merge.
+for i in mine:
+    g = json.load(open(f"{out}/shard-{i}-of-3/gradebook.json"))
+    expect([(e["shard"], e["outcome"]) for e in g["calibration"]] == [({"index": i, "count": 3}, "graded")]
+           and all(c["status"] == "skipped" for c in g["calibration"][0]["checks"]), f"shard {i}/3 has its own calibration")
+cal = merged["calibration"]
+expect([e["shard"]["index"] for e in cal] == [0, 1, 2], "the merged gradebook keeps every shard's calibration, by shard")
+expect(all(e["report"].startswith(f"shard-{e['shard']['index']}-of-3/calibration/") and os.path.exists(f"{out}/{e['report']}")
+           and os.path.exists(f"{out}/{e['log']}") for e in cal), "their report and log paths lead into the shards' folders")
+with open(f"{out}/calibration.csv", newline="") as f:
+    rows = list(csv.reader(f))
+n = len(cal[0]["checks"]) if cal else 0
+expect(n > 0 and [r[0] for r in rows[1:]] == ["0/3"] * n + ["1/3"] * n + ["2/3"] * n,
+       "the merged calibration.csv has every shard's rows")
+expect(single["calibration"] and single["calibration"][0]["shard"] == {"index": 0, "count": 1},
+       "the single batch has its own (one shard of one)")
 sys.exit(1 if problems else 0)
 PY

@@ -109,6 +109,18 @@ struct GpuProcesses {
 /** @brief Lists the processes that hold a CUDA context on @p device (NVML, loaded at run time). */
 [[nodiscard]] GpuProcesses gpu_processes(const DeviceInfo& device);
 
+/** @brief Why a device's clocks are held below their maximum now, as NVML says (its clocks-event, formerly
+ *  throttle, reasons). */
+struct ClockEvents {
+    bool known = false;              ///< NVML answered (without it, nothing is known)
+    std::string status;              ///< why it did not
+    unsigned long long reasons = 0;  ///< nvmlClocksEventReason* bits of nvml.h (0x4 power cap, 0x40 HW thermal, ...)
+};
+
+/** @brief Reads @p device's clocks-event reasons (nvmlDeviceGetCurrentClocksEventReasons, or
+ *  ...ThrottleReasons of an older driver; NVML loaded at run time). */
+[[nodiscard]] ClockEvents clock_events(const DeviceInfo& device);
+
 /** @brief JSON form of DeviceInfo (field names as in the struct). */
 void to_json(nlohmann::json& j, const DeviceInfo& d);
 /** @brief JSON form of Fingerprint; absent NVML readings are null. */

@@ -57,7 +57,7 @@ struct BatchEntry {
 
 /** @brief A gradebook flag: something about a submission an instructor should look at. */
 struct Flag {
-    std::string name;  ///< TAMPERED, POLICY, COMPILE_ERROR, HUNG, SUSPICIOUS, ANSWERS_SYNTAX or ERROR
+    std::string name;  ///< TAMPERED, POLICY, COMPILE_ERROR, HUNG, SUSPICIOUS, ANSWERS_SYNTAX, UNSTABLE or ERROR
     std::string lab;   ///< the lab it concerns ("" : the whole submission)
     std::string why;   ///< one line, from the report
 };
@@ -67,8 +67,10 @@ struct Flag {
  * them): TAMPERED (a check whose report channel was tampered with, or an edited frozen file of the course
  * among the submission's ignored files), POLICY (the code policy stopped a lab's code), COMPILE_ERROR (a
  * lab's code did not compile or link), HUNG (a lab process was killed at its time limit), SUSPICIOUS (a
- * check faster than physically possible), ANSWERS_SYNTAX (an answers.toml that does not parse). Flags
- * change no points. A build slot's folder in a reason reads `batch-slots/K/`, whichever worker graded it.
+ * check faster than physically possible), ANSWERS_SYNTAX (an answers.toml that does not parse), UNSTABLE (a
+ * performance check with a fairness note: a timing that did not converge, a throttled GPU clock; one per
+ * lab, every such check of it in the reason, "perf.x: note | perf.y: note"). Flags change no points. A
+ * build slot's folder in a reason reads `batch-slots/K/`, whichever worker graded it.
  * @param report a report as `grader --json` writes it (docs/report-schema.json)
  */
 [[nodiscard]] std::vector<Flag> report_flags(const nlohmann::json& report);
@@ -94,11 +96,14 @@ struct GradebookInfo {
     std::uint64_t course_seed = 0;           ///< the course's seed (per-student exercise cases when not 0)
     std::string only = "all";                ///< what was graded (`--only`)
     std::vector<LabEntry> labs;              ///< the graded labs, in order
+    /// The reference solutions graded on each GPU (`--calibrate`), as the gradebook lists them; empty: none.
+    nlohmann::json calibration = nlohmann::json::array();
 };
 
 /**
  * @brief The gradebook as JSON (docs/gradebook-schema.json): the batch's seed, grader version and labs,
- * and one row per student with per-lab points, totals, flags, the GPU it was graded on and its files.
+ * one row per student with per-lab points, totals, flags, the GPU it was graded on and its files, and the
+ * calibration (GradebookInfo::calibration).
  * @param info    the batch
  * @param results one per submission, in the order the rows are to have
  */
@@ -110,6 +115,30 @@ struct GradebookInfo {
  * one row per student. Fields are quoted as RFC 4180 says.
  */
 [[nodiscard]] std::string gradebook_csv(const nlohmann::json& gradebook);
+
+/**
+ * @brief The performance checks of a grader report (of the reference solutions, for a calibration), one
+ * object each: lab, id, title, status, ratio (null when not timed), measured, points, max_points, pass_bar
+ * and full_bar (null when not timed), fairness (its notes, grader/fairness.hpp).
+ * @param report a report as `grader --json` writes it
+ */
+[[nodiscard]] nlohmann::json calibration_checks(const nlohmann::json& report);
+
+/**
+ * @brief calibration.csv from a gradebook's calibration: columns shard (I/N), host, cuda_visible_devices,
+ * gpu_fingerprint, lab, check, status, ratio, points, max_points, pass_bar, full_bar, fairness (the notes,
+ * "; "-separated); one row per performance check of each calibration, and one for a calibration without a
+ * report (status hung or error, the error in the fairness column's place).
+ */
+[[nodiscard]] std::string calibration_csv(const nlohmann::json& gradebook);
+
+/**
+ * @brief For each performance check timed in more than one calibration: the lowest and highest ratio the
+ * references reached, one line each ("lab 00 perf.bandwidth: the references' ratios 0.91 to 0.94 over 3
+ * calibrations (3.3% apart)"). Checks not timed (SKIPPED, INVALID, a wrong result) are left out.
+ * @param calibration a gradebook's calibration
+ */
+[[nodiscard]] std::vector<std::string> calibration_spread(const nlohmann::json& calibration);
 
 /** @brief How to grade a class (`grader batch`'s options). */
 struct BatchOptions {
@@ -132,6 +161,9 @@ struct BatchOptions {
     int shard_index = 0;                  ///< which shard of the class this batch grades (0-based; see select_shard())
     int shard_count = 1;                  ///< how many shards the class is split into (1: the whole class)
     std::vector<std::string> class_students;  ///< every student id of the class, all shards together (for batch.json)
+    /// Before grading, each worker grades the reference solutions on its GPU (once per GPU; without a GPU,
+    /// worker 0 once) and the gradebook records their performance checks (`calibration`).
+    bool calibrate = false;
 };
 
 /** @brief One shard of a class: `--shard I/N`, 0-based (0 ≤ I < N). */
@@ -164,8 +196,10 @@ struct Shard {
  * @brief `grader gradebook merge`: joins the gradebooks of a class's shards (each folder as `grader batch
  * --shard` wrote it) into one gradebook.csv and gradebook.json in @p out, rows sorted by student id as
  * one batch of the whole class sorts them. The rows are made again from the per-student reports, so the
- * merged gradebook is the one a single batch would write, but for created_at and each row's seconds,
- * worker, cuda_visible_devices and file paths (report, junit, log: relative to @p out).
+ * merged gradebook is the one a single batch would write, but for created_at, each row's seconds,
+ * worker, cuda_visible_devices and file paths (report, junit, log: relative to @p out), and the calibration:
+ * every shard's calibrations, one per node and GPU, by shard (their files' paths relative to @p out too);
+ * calibration.csv beside the gradebook when there is one.
  * Refuses (writing nothing) shards graded with another seed, course seed, `--only`, grader version or
  * labs, or split in another number of shards or from another class; a shard missing or unfinished; and a
  * student missing from every shard or in more than one.
@@ -174,7 +208,11 @@ struct Shard {
 [[nodiscard]] int merge_gradebooks(const std::string& out, const std::vector<std::string>& shard_dirs);
 
 /**
- * @brief Grades every submission and writes the gradebook (see the file comment).
+ * @brief Grades every submission and writes the gradebook (see the file comment). With
+ * BatchOptions::calibrate, each worker first grades the reference solutions on its GPU (a child `grader
+ * --solution`, recorded in OUT/calibration/HOST-gpu-G/; `--resume` reuses one recorded on this host and GPU
+ * under the same settings); the gradebook's calibration lists every calibration recorded in OUT under the
+ * batch's settings, and calibration.csv the same. A batch without --resume first drops OUT/calibration.
  * @return 0 when the gradebook was written (whatever the grades and flags), 2 for a usage error, 3 for a
  *         grader error, 130 when stopped by a signal before every submission had its result
  */

@@ -34,6 +34,7 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -198,7 +199,9 @@ struct Rotation {
 /**
  * @brief Times two synchronous host paths on the host clock, alternately (a, b, a, b, ...), after one warm-up
  * run of each: what the timing helpers do for enqueued device work, for work that is a whole host
- * program (several streams, host waits). ratio = median(a) / median(b).
+ * program (several streams, host waits). ratio = median(a) / median(b). A fixed number of runs: each
+ * timing's `converged` says whether its median is known as precisely as grading_timing() asks (its 95%
+ * CI within max_rel_ci), which is what a fairness note reads (grader/fairness.hpp).
  * @param a the baseline @param b the graded path @param reps runs of each
  */
 [[nodiscard]] AbResult time_host_ab(const std::function<void()>& a, const std::function<void()>& b, int reps);
@@ -235,6 +238,10 @@ inline constexpr double kLeftoverWorkMs = 0.1;
 /** @brief The other processes that hold a context on the current GPU, described for a message ("another
  *  process uses this GPU: pid 4242 (labs_gpu_hammer, 2.1 GiB)"); empty when none or when NVML cannot say. */
 [[nodiscard]] std::vector<std::string> gpu_tenants();
+
+/** @brief The current GPU's clocks-event (throttle) reasons now, NVML's bitmask (grader/fairness.hpp says
+ *  which count as throttling); none when NVML cannot say (the runner's GpuHooks::clock_events). */
+[[nodiscard]] std::optional<std::uint64_t> gpu_clock_events();
 
 // ---- timed ratios --------------------------------------------------------------------------------------
 

@@ -27,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "grader/fairness.hpp"
 #include "grader/lab.hpp"
 
 namespace gpulab::grader {
@@ -74,6 +75,9 @@ struct CheckResult {
     /// Earlier attempts at this check, oldest first, when the grader retried it (`--retry-invalid`): each
     /// {attempt, status, points, measured, message}. Written by the grader only, never read from a runner.
     std::vector<nlohmann::json> attempts;
+    /// Why this performance check's measurement may not be fair (a timing that did not converge, a throttled
+    /// GPU clock: grader/fairness.hpp); empty when none. Its notes end the message too; they change no points.
+    std::vector<FairnessNote> fairness;
 };
 
 /** @brief A result for @p decl with nothing graded yet (status not_run, 0 of its points): the one place a

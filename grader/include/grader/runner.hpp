@@ -47,6 +47,9 @@ struct GpuHooks {
     std::function<std::vector<std::string>(const Context&)> start_checks;
     /** @brief After each performance check: the other processes using the GPU (empty when none). */
     std::function<std::vector<std::string>()> tenants;
+    /** @brief The GPU's clocks-event (throttle) reasons now, as NVML's bitmask (grader/fairness.hpp); none
+     *  when NVML cannot say. Read when a performance check starts and when its timing ends. */
+    std::function<std::optional<std::uint64_t>()> clock_events;
     /** @brief Routes progress of the timing loops ("lab03 v3 vs cuBLAS (48/300 samples)") to @p sink. */
     std::function<void(std::function<void(const std::string&)> sink)> progress;
 };
