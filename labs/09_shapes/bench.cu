@@ -52,6 +52,7 @@
 #include "labs/buffer.hpp"
 #include "labs/models/datasets.hpp"
 #include "labs/random.hpp"
+#include "labs/temp_dir.hpp"
 #include "labs/timing.hpp"
 #include "shapes.hpp"
 
@@ -81,21 +82,6 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// A fresh directory for one program cache, removed with it.
-struct TempDir {
-    std::filesystem::path path;
-    explicit TempDir(const std::string& tag) {
-        path = std::filesystem::temp_directory_path() / ("labs-lab09-bench-" + tag + "-" + std::to_string(::getpid()) + "-" +
-                                                         std::to_string(std::random_device{}()));
-        std::filesystem::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-};
 
 // The first kServeCalls row counts of datasets/traces/NAME.csv.
 const std::vector<int>& trace(const std::string& name) {
@@ -142,7 +128,7 @@ void warm_process() {
     if (done) return;
     done = true;
     try {
-        TempDir dir("warm");
+        gpulab::TempDir dir("lab09-bench-warm");
         ProgramCache cache(dir.path, 1);
         const Gemm g = operands().call(3);
         launch_gemm_generic(g, nullptr);
@@ -177,7 +163,7 @@ std::map<int, Point>& measured() {
 void measure(int strategy, int m, benchmark::State* state) {
     warm_process();
     const Gemm g = operands().call(m);
-    TempDir dir("costs");
+    gpulab::TempDir dir("lab09-bench-costs");
     ProgramCache cache(dir.path, 16);
     const auto call = [&] { launch(strategy, g, cache, nullptr); };
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -251,7 +237,7 @@ Served serve_trace(const std::vector<int>& trace, int fixed, const std::vector<s
     CUDA_CHECK(cudaDeviceSynchronize());
     const auto t0 = std::chrono::steady_clock::now();
     {
-        TempDir dir("serve");
+        gpulab::TempDir dir("lab09-bench-serve");
         ProgramCache cache(dir.path, 1024);
         std::map<int, int> seen;
         std::set<int> compiled;
@@ -280,7 +266,7 @@ Served serve_trace(const std::vector<int>& trace, int fixed, const std::vector<s
 
 // `calls` calls of one M served one way from an empty cache, host clock (as measure.crossover's runs).
 double run_calls_ms(int m, int calls, bool specialized) {
-    TempDir dir("run");
+    gpulab::TempDir dir("lab09-bench-run");
     ProgramCache cache(dir.path, 4);
     const Gemm g = operands().call(m);
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -393,7 +379,7 @@ void cache(benchmark::State& state) {
     calls.resize(n);
     std::array<std::array<int, 4>, 2> outcomes{};  // [first, second cache][CacheOutcome]
     for (auto _ : state) {
-        TempDir dir("cache");
+        gpulab::TempDir dir("lab09-bench-cache");
         outcomes = {};
         const auto t0 = std::chrono::steady_clock::now();
         for (std::size_t pass = 0; pass < 2; ++pass) {

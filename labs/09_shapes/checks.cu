@@ -26,6 +26,7 @@
 #include "labs/models/datasets.hpp"
 #include "labs/models/shapes.hpp"
 #include "labs/random.hpp"
+#include "labs/temp_dir.hpp"
 #include "labs/text.hpp"
 #include "shapes.hpp"
 
@@ -90,19 +91,6 @@ CorrectnessResult check_policy(Context& ctx) {
 
 // ---- (c) the program cache ---------------------------------------------------------------------------------
 
-// A fresh directory, removed when the check ends.
-struct TempDir {
-    std::filesystem::path path;
-    explicit TempDir(const std::string& tag) {
-        path = std::filesystem::temp_directory_path() / ("labs-lab09-" + tag + "-" + std::to_string(::getpid()) + "-" +
-                                                         std::to_string(std::random_device{}()));
-        std::filesystem::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-};
 
 ProgramKey key_of(int i) { return {"// program " + std::to_string(i) + "\n__global__ void k() {}\n", "-O3", "sm_90", 13000}; }
 
@@ -143,7 +131,7 @@ CorrectnessResult result_of(const std::string& why, const std::string& ok, const
 }
 
 CorrectnessResult check_memory_order(Context&) {
-    TempDir dir("memory");
+    TempDir dir("lab09-memory");
     ProgramCache cache(dir.path, 2);
     int builds = 0;
     std::string why;
@@ -159,7 +147,7 @@ CorrectnessResult check_memory_order(Context&) {
 }
 
 CorrectnessResult check_warm_start(Context&) {
-    TempDir dir("warm");
+    TempDir dir("lab09-warm");
     int builds = 0;
     std::string why;
     {
@@ -176,7 +164,7 @@ CorrectnessResult check_warm_start(Context&) {
 // Damages every file the cache wrote with `damage`, then expects rebuilt_corrupt once and disk hits after.
 CorrectnessResult check_damaged(const std::string& tag, const std::function<void(const std::filesystem::path&)>& damage,
                                 const std::string& what) {
-    TempDir dir(tag);
+    TempDir dir("lab09-" + std::string(tag));
     int builds = 0;
     std::string why;
     {
@@ -207,7 +195,7 @@ CorrectnessResult check_damaged(const std::string& tag, const std::function<void
 }
 
 CorrectnessResult check_keys(Context&) {
-    TempDir dir("keys");
+    TempDir dir("lab09-keys");
     ProgramCache cache(dir.path, 8);
     std::vector<ProgramKey> keys(5, key_of(0));
     keys[1].source += " ";
@@ -250,7 +238,7 @@ void hammer() {
 }
 
 CorrectnessResult check_concurrent(Context&) {
-    TempDir dir("shared");
+    TempDir dir("lab09-shared");
     ::setenv("LAB09_CACHE_DIR", dir.path.c_str(), 1);
     const std::vector<TargetRun> runs = run_targets_together({"cache_hammer", "cache_hammer", "cache_hammer"}, 120);
     ::unsetenv("LAB09_CACHE_DIR");
@@ -392,7 +380,7 @@ CorrectnessResult check_bucket_bounds(Context& ctx) {
 }
 
 CorrectnessResult check_specialized(Context& ctx) {
-    TempDir dir("specialized");
+    TempDir dir("lab09-specialized");
     ProgramCache cache(dir.path, 64);
     CorrectnessResult r;
     const std::vector<int> shapes = check_shapes();
@@ -437,7 +425,7 @@ Measured measure(Context& ctx, int m, ProgramCache& cache) {
 
 // End to end, host clock: `calls` calls of one shape, starting from an empty cache for the specialised strategy.
 double run_calls_ms(Context& ctx, int m, int calls, bool specialized) {
-    TempDir dir("run");
+    TempDir dir("lab09-run");
     ProgramCache cache(dir.path, 4);
     const GemmCase& c = gemm_case(ctx, m);
     DeviceBuffer<bf16> y(std::size_t(m) * kN);
@@ -456,7 +444,7 @@ double run_calls_ms(Context& ctx, int m, int calls, bool specialized) {
 // times it actually run both ways: the winner on each side must be the one the crossover predicts.
 CorrectnessResult check_crossover(Context& ctx) {
     constexpr int m = 16;  // a decode shape: the specialised skinny kernel is the fast one there
-    TempDir dir("crossover");
+    TempDir dir("lab09-crossover");
     ProgramCache cache(dir.path, 4);
     const Measured me = measure(ctx, m, cache);
     CorrectnessResult r;
@@ -532,7 +520,7 @@ struct Serving {
     [[nodiscard]] int distinct() const { return int(std::set<int>(trace.begin(), trace.end()).size()); }
 
     void measure_costs() {
-        TempDir dir("serve-costs");
+        TempDir dir("lab09-serve-costs");
         ProgramCache cache(dir.path, 16);
         TimingOptions o;
         o.label = "lab09 serve costs";
@@ -576,7 +564,7 @@ struct Serving {
     // The trace served with one fixed strategy (0 generic, 2 specialised) or the policy (-1), from an empty cache;
     // `after` sees each call once it is enqueued. Returns the calls per strategy.
     std::array<int, 3> serve(int fixed, const std::function<void(int call, int strategy)>& after = {}) {
-        TempDir dir("serve");
+        TempDir dir("lab09-serve");
         ProgramCache cache(dir.path, 1024);
         std::map<int, int> seen;
         std::set<int> compiled;
