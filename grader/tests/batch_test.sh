@@ -18,6 +18,8 @@
 set -u
 grader=$1 src=$2 work=$3 python=$4
 export CUDA_VISIBLE_DEVICES=
+PYTHONPATH="$(cd "$(dirname "$0")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"  # testlib.py
+export PYTHONPATH
 rm -rf "$work"
 mkdir -p "$work"
 cat > "$work/check.py" <<'PY'
@@ -31,15 +33,9 @@ if mode == "stat-calibration":  # the calibration's report and record
     for p in sorted(glob.glob(f"{work}/a/calibration/*/*.json")):
         print(p, os.stat(p).st_mtime_ns)
     sys.exit(0)
-problems = []
-def expect(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        problems.append(what)
-def text(name):
-    return open(f"{work}/{name}").read()
-def rc(name):
-    return int(text(name + ".rc"))
+import testlib
+from testlib import expect, text, rc
+testlib.work = work
 
 # What `grader --submission` gives the reference's files: the row alice, grace and erin must have.
 direct = json.load(open(f"{work}/direct.json"))
@@ -140,7 +136,7 @@ c = json.load(open(f"{work}/c/gradebook.json"))
 expect(rc("c") == 0 and [s["flags"] for s in c["students"]] == [["HUNG"], ["HUNG"]]
        and all(s["total_points"] == 0 and "--timeout" in s["error"] for s in c["students"]),
        "submissions not graded within --timeout are flagged HUNG, and the batch goes on")
-sys.exit(1 if problems else 0)
+testlib.finish()
 PY
 lab=labs/00_warmup
 class=$work/class

@@ -8,12 +8,14 @@
 #  3. the merged gradebook.csv is byte for byte that of the single batch (BATCH_WORK/a), and its
 #     gradebook.json too but for the fields docs/instructor.md lists (created_at; a row's seconds, worker,
 #     cuda_visible_devices, report, junit, log; the calibration), its file paths leading to the shards' reports;
-#  5. each shard's gradebook has its own calibration, and the merged one keeps all three (and calibration.csv);
-#  4. merge refuses, writing nothing, a missing shard (naming it and its students), a shard given twice,
+#  4. each shard's gradebook has its own calibration, and the merged one keeps all three (and calibration.csv);
+#  5. merge refuses, writing nothing, a missing shard (naming it and its students), a shard given twice,
 #     and a shard graded with another seed.
 set -u
 grader=$1 work=$2 batch=$3 python=$4
 export CUDA_VISIBLE_DEVICES=
+PYTHONPATH="$(cd "$(dirname "$0")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"  # testlib.py
+export PYTHONPATH
 rm -rf "$work"
 mkdir -p "$work"
 class=$batch/class
@@ -46,15 +48,9 @@ cat "$work/merge.txt"
 import csv, json, os, sys
 work, batch = sys.argv[1], sys.argv[2]
 out = f"{work}/out"
-problems = []
-def expect(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        problems.append(what)
-def text(name):
-    return open(f"{work}/{name}").read()
-def rc(name):
-    return int(text(name + ".rc"))
+import testlib
+from testlib import expect, text, rc
+testlib.work = work
 expect(rc("bad-index") == 2 and "numbered from 0" in text("bad-index.txt") and "2/3" in text("bad-index.txt"),
        "--shard 3/3 is refused: shards are numbered from 0 (" + text("bad-index.txt").strip() + ")")
 expect(rc("bad-text") == 2 and "I/N" in text("bad-text.txt"), "--shard 1 is refused")
@@ -114,5 +110,5 @@ expect(n > 0 and [r[0] for r in rows[1:]] == ["0/3"] * n + ["1/3"] * n + ["2/3"]
        "the merged calibration.csv has every shard's rows")
 expect(single["calibration"] and single["calibration"][0]["shard"] == {"index": 0, "count": 1},
        "the single batch has its own (one shard of one)")
-sys.exit(1 if problems else 0)
+testlib.finish()
 PY

@@ -54,24 +54,17 @@
 #include "labs/random.hpp"
 #include "labs/temp_dir.hpp"
 #include "labs/timing.hpp"
+#include "serving.hpp"
 #include "shapes.hpp"
 
 namespace {
 
+using namespace lab09;
+
 constexpr int kN = 4096, kK = 4096;
 constexpr int kCallReps = 20;     // calls timed per costs/ point
-constexpr int kServeCalls = 200;  // the first calls of each trace (as the checks)
-constexpr int kPriorCalls = 16;   // the estimate of calls to come assumes this many calls of other M before the first
 constexpr int kCrossoverM = 16;   // a decode shape (as measure.crossover)
 constexpr int kMaxCrossoverRun = 20000;  // the runs of crossover are skipped beyond this many calls
-const std::vector<int> kBuckets{16, 64, 256, 512, 1024, 2048, 4096};
-const std::vector<int> kCostGrid{1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};  // holds every bucket
-
-int bucket_of(int m) {
-    for (const int b : kBuckets)
-        if (b >= m) return b;
-    return m;
-}
 
 double median(std::vector<double> v) {
     std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
@@ -207,23 +200,6 @@ std::vector<std::array<StrategyCost, 3>> grid_costs() {
     return costs;
 }
 
-// Mirrors the checks' Serving::costs_for: a bucketed call costs its bucket's time, a generic or specialised one the
-// time interpolated between the grid's neighbours of M.
-std::array<StrategyCost, 3> costs_for(const std::vector<std::array<StrategyCost, 3>>& costs, int m) {
-    const auto at = [&](int rows) {
-        return std::size_t(std::lower_bound(kCostGrid.begin(), kCostGrid.end(), rows) - kCostGrid.begin());
-    };
-    const std::size_t hi = std::min(at(m), kCostGrid.size() - 1), lo = hi == 0 ? 0 : hi - 1;
-    const double f = kCostGrid[hi] == kCostGrid[lo]
-                         ? 1.0
-                         : std::clamp(double(m - kCostGrid[lo]) / double(kCostGrid[hi] - kCostGrid[lo]), 0.0, 1.0);
-    std::array<StrategyCost, 3> c = costs[hi];
-    for (const std::size_t k : {std::size_t(0), std::size_t(2)})
-        c[k].call_ms = costs[lo][k].call_ms + f * (costs[hi][k].call_ms - costs[lo][k].call_ms);
-    c[1].call_ms = costs[std::min(at(bucket_of(m)), kCostGrid.size() - 1)][1].call_ms;
-    return c;
-}
-
 struct Served {
     double ms = 0;
     std::array<int, 3> used{};
@@ -245,9 +221,7 @@ Served serve_trace(const std::vector<int>& trace, int fixed, const std::vector<s
             const int m = trace[i];
             int k = fixed;
             if (fixed < 0) {
-                // M's share of the calls so far (this one not counted, kPriorCalls more assumed), times the calls left.
-                const int n = ++seen[m];
-                const double expected = 1.0 + double(trace.size() - i - 1) * double(n - 1) / double(i + kPriorCalls);
+                const double expected = lab09::expected_calls(++seen[m], i, trace.size());
                 std::array<StrategyCost, 3> c = costs_for(costs, m);
                 if (compiled.count(m)) c[2].prep_ms = 0;
                 k = choose_strategy(c, expected);
@@ -344,17 +318,10 @@ void serve(benchmark::State& state, const char* name) {
         return;
     }
     const std::vector<int>& calls = trace(name);
-    std::map<int, int> counts;
-    for (const int m : calls) ++counts[m];
-    double hindsight = 0;
-    for (const auto& [m, count] : counts) {
-        double best = 1e300;
-        for (const StrategyCost& k : costs_for(costs, m)) best = std::min(best, k.prep_ms + count * k.call_ms);
-        hindsight += best;
-    }
+    const double hindsight = lab09::hindsight_ms(calls, costs);
     state.counters["strategy"] = fixed;
     state.counters["calls"] = double(calls.size());
-    state.counters["distinct"] = double(counts.size());
+    state.counters["distinct"] = double(std::set<int>(calls.begin(), calls.end()).size());
     state.counters["total_ms"] = r.ms;
     state.counters["calls_generic"] = r.used[0];
     state.counters["calls_bucketed"] = r.used[1];

@@ -28,10 +28,12 @@
 #include "labs/random.hpp"
 #include "labs/temp_dir.hpp"
 #include "labs/text.hpp"
+#include "serving.hpp"
 #include "shapes.hpp"
 
 using namespace gpulab;
 using namespace gpulab::grader;
+using namespace lab09;
 namespace models = gpulab::models;
 
 namespace {
@@ -262,7 +264,6 @@ CorrectnessResult check_concurrent(Context&) {
 // ---- the kernels (GPU) -----------------------------------------------------------------------------------
 
 constexpr int kN = 4096, kK = 4096;
-const std::vector<int> kBuckets{16, 64, 256, 512, 1024, 2048, 4096};
 // Against the generic kernel: both round once to BF16 after FP32 sums of 4096 products in different orders.
 const Tolerance kVsGeneric{std::ldexp(1.0, -6), std::ldexp(1.0, -7)};
 
@@ -317,12 +318,6 @@ std::string check_strategy_on(const GemmCase& c, const std::function<void(const 
         if (!is_poison(all[i]))
             return strprintf("%s, M = %d: row %zu of Y (past M) was written", name.c_str(), c.m, i / kN);
     return "";
-}
-
-int bucket_of(int m) {
-    for (const int b : kBuckets)
-        if (b >= m) return b;
-    return m;
 }
 
 CorrectnessResult check_bucketed(Context& ctx) {
@@ -493,9 +488,6 @@ CorrectnessResult check_crossover(Context& ctx) {
 // against the generic kernel (no result may be kept from an earlier call). Two checks read the same runs: policy over generic, and over
 // specialised.
 
-constexpr int kServeCalls = 200;
-constexpr int kPriorCalls = 16;  // the estimate of calls to come assumes this many calls of other M before the first
-const std::vector<int> kCostGrid{1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};  // holds every bucket
 
 struct Serving {
     std::vector<int> trace;
@@ -547,19 +539,7 @@ struct Serving {
     // The costs of one call of M: the bucket's own time for bucketed, the grid's neighbours of M interpolated for
     // the others (a first run measured in session 8 picked buckets from the next grid point up, where a bucket of
     // 4096 costs what generic does — and served a 1150-row call from a bucket of 2048, slower than generic).
-    [[nodiscard]] std::array<StrategyCost, 3> costs_for(int m) const {
-        const auto at = [&](int rows) {
-            return std::size_t(std::lower_bound(kCostGrid.begin(), kCostGrid.end(), rows) - kCostGrid.begin());
-        };
-        const std::size_t hi = std::min(at(m), kCostGrid.size() - 1), lo = hi == 0 ? 0 : hi - 1;
-        const double f = kCostGrid[hi] == kCostGrid[lo] ? 1.0
-                                                       : std::clamp(double(m - kCostGrid[lo]) / double(kCostGrid[hi] - kCostGrid[lo]), 0.0, 1.0);
-        std::array<StrategyCost, 3> c = costs[hi];
-        for (const std::size_t k : {std::size_t(0), std::size_t(2)})
-            c[k].call_ms = costs[lo][k].call_ms + f * (costs[hi][k].call_ms - costs[lo][k].call_ms);
-        c[1].call_ms = costs[std::min(at(bucket_of(m)), kCostGrid.size() - 1)][1].call_ms;
-        return c;
-    }
+    [[nodiscard]] std::array<StrategyCost, 3> costs_for(int m) const { return lab09::costs_for(costs, m); }
 
     // The trace served with one fixed strategy (0 generic, 2 specialised) or the policy (-1), from an empty cache;
     // `after` sees each call once it is enqueued. Returns the calls per strategy.
@@ -573,13 +553,7 @@ struct Serving {
             const int m = trace[i];
             int k = fixed;
             if (fixed < 0) {
-                // M's share of the calls so far, this one not counted and kPriorCalls more calls assumed: a
-                // first sight predicts no repeat, and two early calls of one M predict ~ a tenth of the rest
-                // (session 9 on the H200: share = n / (i + 1) predicted the trace's very first M for all 199
-                // calls left, and the policy compiled a program that ran once).
-                const int n = ++seen[m];
-                const double expected =
-                    1.0 + double(trace.size() - i - 1) * double(n - 1) / double(i + kPriorCalls);
+                const double expected = lab09::expected_calls(++seen[m], i, trace.size());
                 std::array<StrategyCost, 3> c = costs_for(m);
                 if (compiled.count(m)) c[2].prep_ms = 0;
                 k = choose_strategy(c, expected);
@@ -616,14 +590,7 @@ const ServingRuns& serving_runs(Context& ctx) {
     r->calls = int(sv.trace.size());
     r->distinct = sv.distinct();
     r->p_specialized_ms = sv.costs[0][2].prep_ms;
-    std::map<int, int> counts;
-    for (const int m : sv.trace) ++counts[m];
-    for (const auto& [m, count] : counts) {
-        const std::array<StrategyCost, 3> c = sv.costs_for(m);
-        double best = 1e300;
-        for (const StrategyCost& k : c) best = std::min(best, k.prep_ms + count * k.call_ms);
-        r->hindsight_ms += best;
-    }
+    r->hindsight_ms = lab09::hindsight_ms(sv.trace, sv.costs);
     for (std::size_t g = 0; g < kCostGrid.size(); ++g)
         r->cost_grid[std::to_string(kCostGrid[g])] = {sv.costs[g][0].call_ms, sv.costs[g][1].call_ms, sv.costs[g][2].call_ms};
     const auto host_ms = [](const std::function<void()>& f) {

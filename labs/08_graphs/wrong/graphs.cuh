@@ -7,6 +7,8 @@
 //   kSyncInCapture     the capture waits for its stream in the middle: the capture fails
 //   kSkipRepeats       after its first 20 calls, step_direct replays only one call in four (a student hoping the
 //                      timed loops repeat the same input): fast, and the verified steps after each timed run fail
+//   kLaunchDirect      step_direct launches the graph with cudaGraphLaunch itself, not through the counting
+//                      replay(): the code policy refuses it before anything runs
 #pragma once
 
 #include <stdexcept>
@@ -89,6 +91,10 @@ void GraphStep::step_direct(cudaStream_t s) {
     if constexpr (kRecaptureEachStep) {
         impl_->release();
         impl_->instantiate();
+    }
+    if constexpr (kLaunchDirect) {
+        CUDA_CHECK(cudaGraphLaunch(impl_->exec, s));
+        return;
     }
     replay(impl_->exec, s);
 }
