@@ -91,6 +91,8 @@ KernelNode describe_node(cudaGraphNode_t node) {
 
 }  // namespace
 
+std::string kernel_name(const std::string& mangled) { return short_name(demangle(mangled)); }
+
 std::string demangle(const std::string& mangled) {
     int status = 0;
     std::unique_ptr<char, void (*)(void*)> out(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <mutex>
+#include <random>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -31,17 +33,6 @@
 #include "labs/text.hpp"
 
 namespace gpulab::grader {
-namespace {
-
-double floor_ms(double bytes) {
-    int dev = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    const DeviceProbe p = probe_device(dev);
-    const double peak = p.available() ? theoretical_dram_gbps(p.info) : 0.0;
-    return peak > 0 ? bytes / (peak * 1e9) * 1e3 : 0.0;
-}
-
-}  // namespace
 
 CorrectnessResult to_result(const CompareReport& report, const std::string& what) {
     CorrectnessResult r;
@@ -81,60 +72,148 @@ CorrectnessResult kernel_count_result(const CapturedGraph& graph, std::size_t ex
     return r;
 }
 
-namespace {
-
-// Who a kernel is, comparable between the host object's symbols and the device's names: the demangled
-// name (the device and the host compiler mangle some names differently, e.g. a template in an anonymous
-// namespace gets an internal-linkage 'L' on the host only), plus the anonymous namespace's token, which
-// names the source file (so a kernel of the same name in another file is someone else's).
-std::string kernel_identity(const std::string& mangled) {
-    std::string token;
-    if (const auto at = mangled.find("_GLOBAL__N__"); at != std::string::npos) {
-        std::size_t digits = at;
-        while (digits > 0 && std::isdigit(static_cast<unsigned char>(mangled[digits - 1]))) --digits;
-        const std::size_t length = digits < at ? std::stoul(mangled.substr(digits, at - digits)) : 0;
-        token = mangled.substr(at, length);
-    }
-    return demangle(mangled) + "|" + token;
+std::uint64_t secret_draw() {
+    static std::mutex mu;
+    static std::random_device device;
+    std::lock_guard<std::mutex> lock(mu);
+    return (std::uint64_t(device()) << 32) ^ device() ^ (std::uint64_t(device()) << 17);
 }
 
-}  // namespace
+Observation observe_graded(const Enqueue& enqueue) {
+    cudaStream_t stream = nullptr;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    Window window;
+    {
+        GradedCall graded;
+        enqueue(stream);
+    }
+    Observation seen = window.close();
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    return seen;
+}
 
-std::vector<std::string> foreign_kernels(const Context& ctx, const std::string& variant, const Enqueue& enqueue) {
-    static std::map<std::string, std::vector<std::string>> known;
-    static std::set<std::string> own;
-    if (ctx.own_symbols.empty()) return {};
-    if (own.empty())
-        for (const std::string& s : ctx.own_symbols) own.insert(kernel_identity(s));
-    if (const auto it = known.find(variant); it != known.end()) return it->second;
-    const CapturedGraph graph(enqueue);
-    std::vector<std::string> foreign;
-    for (const KernelNode& k : graph.kernels())
-        if (k.mangled.empty() || !own.count(kernel_identity(k.mangled))) foreign.push_back(k.name);
-    return known[variant] = foreign;
+CorrectnessResult observed_kernel_count(const Observation& seen, std::size_t expected, const std::string& hint) {
+    CorrectnessResult r;
+    if (const std::string why = observation_skip(); !why.empty()) {
+        r.skipped = why;
+        return r;
+    }
+    const std::vector<ObservedKernel> kernels = seen.graded_kernels();
+    std::string names;
+    nlohmann::json list = nlohmann::json::array();
+    for (const ObservedKernel& k : kernels) {
+        const std::string n = kernel_name(k.name);
+        names += (names.empty() ? "" : ", ") + n;
+        list.push_back(n);
+    }
+    r.passed = kernels.size() == expected;
+    r.message = "observed " + std::to_string(kernels.size()) + " kernel" + (kernels.size() == 1 ? "" : "s") +
+                (names.empty() ? "" : ": " + names) + "; expected " + std::to_string(expected);
+    if (!r.passed) r.hint = hint;
+    r.details = {{"kernels", kernels.size()}, {"kernel_names", list}, {"expected_kernels", expected},
+                 {"observed", seen.summary()}};
+    return r;
+}
+
+std::vector<std::string> foreign_kernels(const Context& ctx, const Observation& seen) {
+    std::vector<std::string> out;
+    if (ctx.own_symbols.empty()) return out;  // started by hand: nothing to tell them apart by
+    std::vector<std::regex> given;
+    for (const std::string& p : ctx.given_kernels) given.emplace_back(p);
+    for (const ObservedKernel& k : seen.kernels) {
+        if (!k.graded || k.own) continue;
+        const std::string n = kernel_name(k.name);
+        if (std::any_of(given.begin(), given.end(), [&](const std::regex& g) { return std::regex_search(n, g); })) continue;
+        const std::string shown = k.launched_from.empty() || k.launched_from.front() == '(' ? n : n + " (launched from " + k.launched_from + ")";
+        if (std::find(out.begin(), out.end(), shown) == out.end()) out.push_back(shown);
+    }
+    return out;
 }
 
 CorrectnessResult require_own_kernels(CorrectnessResult r, const Context& ctx, const std::string& variant,
-                                      const Enqueue& enqueue) {
-    std::vector<std::string> foreign;
-    try {
-        foreign = foreign_kernels(ctx, variant, enqueue);
-    } catch (const CaptureError& e) {
-        r.passed = false;
-        r.message = std::string("the launcher could not be captured into a graph: ") + e.what();
-        r.hint = "a launcher enqueues its kernels on the stream it is given and returns; one-time setup belongs in "
-                 "its first call";
+                                      const Observation& seen) {
+    if (const std::string why = observation_skip(); !why.empty()) {
+        if (r.passed) r.skipped = "kernel provenance cannot be checked: " + why;
         return r;
     }
+    const std::vector<std::string> foreign = foreign_kernels(ctx, seen);
+    r.details["observed"] = seen.summary();
     if (foreign.empty()) return r;
     std::string names;
     for (const std::string& n : foreign) names += (names.empty() ? "" : ", ") + n;
     r.passed = false;
-    r.message = "the " + variant + " launcher runs kernels your code does not define: " + names +
+    r.message = "the " + variant + " launcher ran kernels your code does not define: " + names +
                 " — a graded variant's results must come from your own kernels";
     r.hint = "no library calls and no calls of the lab's given implementations inside a graded launcher";
     r.details["foreign_kernels"] = foreign;
     return r;
+}
+
+std::vector<std::string> foreign_kernels(const Context& ctx, const std::string&, const Enqueue& enqueue) {
+    if (ctx.own_symbols.empty() || !Observer::instance().running()) return {};
+    return foreign_kernels(ctx, observe_graded(enqueue));
+}
+
+CorrectnessResult require_own_kernels(CorrectnessResult r, const Context& ctx, const std::string& variant,
+                                      const Enqueue& enqueue) {
+    if (const std::string why = observation_skip(); !why.empty()) {
+        if (r.passed) r.skipped = "kernel provenance cannot be checked: " + why;
+        return r;
+    }
+    return require_own_kernels(std::move(r), ctx, variant, observe_graded(enqueue));
+}
+
+namespace {
+
+std::string span_text(double ms) { return strprintf("%.3g ms", ms); }
+
+}  // namespace
+
+void judge_observation(const Context& ctx, const Observation& seen, PerfResult& r,
+                       const std::vector<std::pair<std::uint64_t, std::uint64_t>>& trusted_spans) {
+    if (const std::string why = observation_skip(); !why.empty()) {
+        r.skipped = why;
+        return;
+    }
+    r.details["observed"] = seen.summary();
+    const std::vector<std::string> foreign = foreign_kernels(ctx, seen);
+    if (!foreign.empty()) {
+        std::string names;
+        for (const std::string& n : foreign) names += (names.empty() ? "" : ", ") + n;
+        r.not_own = "while being timed, your code ran kernels it does not define: " + names;
+        r.details["foreign_kernels"] = foreign;
+    }
+    // Graded work running while the grader's own work runs: left running, it overlaps what is timed next.
+    struct Span {
+        std::uint64_t start, end;
+        std::string what;
+    };
+    std::vector<Span> graded, grader;
+    for (const ObservedKernel& k : seen.kernels)
+        (k.graded ? graded : grader).push_back({k.start, k.end, "kernel " + kernel_name(k.name)});
+    for (const ObservedCopy& c : seen.copies)
+        (c.graded ? graded : grader).push_back({c.start, c.end, std::string(c.is_memset ? "memset" : "copy ") +
+                                                                     (c.is_memset ? "" : to_string(c.kind))});
+    for (const auto& [a, b] : trusted_spans) grader.push_back({a, b, "the grader's reference run"});
+    std::sort(grader.begin(), grader.end(), [](const Span& x, const Span& y) { return x.start < y.start; });
+    for (const Span& g : graded) {
+        // The first grader span that overlaps g by more than a microsecond (clocks of two engines).
+        const auto it = std::find_if(grader.begin(), grader.end(), [&](const Span& t) {
+            return std::min(g.end, t.end) > std::max(g.start, t.start) + 1000;
+        });
+        if (it == grader.end()) continue;
+        r.invalid.push_back("the code under test left work running: its " + g.what + " (" +
+                            span_text(double(g.end - g.start) * 1e-6) + ") ran at the same time as the grader's " +
+                            it->what + " — work left on another stream, or a thread of its own, overlaps whatever is "
+                            "timed next");
+        r.details["overlap"] = {{"graded", g.what}, {"grader", it->what}};
+        break;
+    }
+    if (seen.threads_at_begin > 0 && seen.threads_at_end > seen.threads_at_begin)
+        r.invalid.push_back(strprintf("the process had %zu threads when the timing began and %zu when it ended: the code "
+                                      "under test started a thread while it was timed",
+                                      seen.threads_at_begin, seen.threads_at_end));
 }
 
 TimingOptions grading_timing(const std::string& label) {
@@ -156,70 +235,105 @@ std::string how_much_slower(double ratio) {
     return ratio < 2 ? strprintf("%.0f%% slower", 100 * (ratio - 1)) : strprintf("%.1fx slower", ratio);
 }
 
-// After a timed loop: one more run of the graded code, then, once its stream is done, how long the device
-// stays busy. An honest launcher's work is all on the stream it was given; anything still running then was
-// left on another stream (or in a graph launched elsewhere) and overlaps whatever is timed next. Measured
-// twice, so that a host hiccup is not taken for device work.
-void check_leftover_work(const Rotation& work, PerfResult& r) {
-    double busy_ms = 0;
-    for (int attempt = 0; attempt < 2; ++attempt) {
-        work.run(attempt % std::max(2, work.sets), nullptr);
-        CUDA_CHECK(cudaStreamSynchronize(nullptr));
-        const auto t0 = std::chrono::steady_clock::now();
-        CUDA_CHECK(cudaDeviceSynchronize());
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        busy_ms = attempt == 0 ? ms : std::min(busy_ms, ms);
-        if (busy_ms <= kLeftoverWorkMs) break;
-    }
-    r.details["device_busy_after_ms"] = busy_ms;
-    if (busy_ms > kLeftoverWorkMs)
-        r.invalid.push_back(strprintf("the code under test left work running: the GPU stayed busy %.3g ms after "
-                                      "the stream it was given had finished (twice) — kernels or a graph launched on "
-                                      "another stream overlap whatever is timed next",
-                                      busy_ms));
-}
-
-// Times `baseline` (A) and `work` (B) interleaved over the rotating sets and verifies one timed run of B.
+// Times `baseline` (A) and `work` (B, the graded code) interleaved over the rotating sets. Before every timed
+// call of B its set gets fresh inputs and a scrambled output, from a secret seed; after each call a reservoir
+// (decided from the same secret, after the call) keeps copies of kVerifiedCalls outputs, which are verified
+// after the loop with their inputs restored. Everything runs in a window of the observer.
 struct RotationRun {
     AbResult ab;
-    std::string wrong;  // "" when the verified run was right
+    std::string wrong;  // "" when every verified call was right
+    Observation seen;
+    nlohmann::json verified = nlohmann::json::array();
 };
 
-RotationRun time_rotation(const SetEnqueue& baseline, const Rotation& work, const std::string& label,
-                          std::uint64_t seed) {
+RotationRun time_rotation(const SetEnqueue& baseline, const Rotation& work, const std::string& label) {
     const TimingOptions o = grading_timing(label);
     const int sets = std::max(2, work.sets);
+    const std::uint64_t secret = secret_draw();
     int calls_a = 0, calls_b = 0;
     const Enqueue a = [&](cudaStream_t s) { baseline(calls_a++ % sets, s); };
-    const Enqueue b = [&](cudaStream_t s) { work.run(calls_b++ % sets, s); };
+    const Enqueue b = [&](cudaStream_t s) {
+        GradedCall graded;
+        work.run(calls_b++ % sets, s);
+    };
     // B's call number k runs on set k % sets; warm-up runs come first.
-    const int rep = static_cast<int>(mix64(seed) % static_cast<std::uint64_t>(o.min_reps));
-    const int set = (o.warmup + rep) % sets;
-    const auto [out, bytes] = work.output(set);
-    DeviceBuffer<unsigned char> copy(bytes);
+    const auto set_of = [&](int rep) { return (o.warmup + rep) % sets; };
+    const auto seed_of = [&](int rep) { return mix64(secret ^ (0x9E3779B97F4A7C15ull * std::uint64_t(rep + 1))); };
+    struct Kept {
+        int rep = -1, set = 0;
+        std::uint64_t seed = 0;
+        DeviceBuffer<unsigned char> copy;
+    };
+    std::vector<Kept> kept(kVerifiedCalls);
+    std::uint64_t draws = mix64(secret ^ 0xC0FFEEull);
     TimingHooks hooks;
-    hooks.before = [&](std::size_t w, int r, cudaStream_t s) {
-        if (w != 1 || r != rep) return;
-        work.refill(set, mix64(seed ^ 0x5EEDull), s);
+    hooks.before = [&](std::size_t w, int rep, cudaStream_t s) {
+        if (w != 1) return;
+        const int set = set_of(rep);
+        const std::uint64_t seed = seed_of(rep);
+        work.refill(set, seed, s);
+        const auto [out, bytes] = work.output(set);
         fill_random_bytes_device(out, bytes, mix64(seed ^ 0xB17E5ull), s);
     };
-    hooks.after = [&](std::size_t w, int r, cudaStream_t s) {
-        if (w == 1 && r == rep) CUDA_CHECK(cudaMemcpyAsync(copy.data(), out, bytes, cudaMemcpyDeviceToDevice, s));
+    hooks.after = [&](std::size_t w, int rep, cudaStream_t s) {
+        if (w != 1) return;
+        // Reservoir sampling (Algorithm R): call number rep + 1 replaces a kept one with probability k / (rep + 1).
+        const std::uint64_t n = std::uint64_t(rep) + 1;
+        std::size_t slot = kept.size();
+        if (n <= kept.size()) {
+            slot = std::size_t(rep);
+        } else {
+            draws = mix64(draws + n);
+            const std::uint64_t j = draws % n;
+            if (j < kept.size()) slot = std::size_t(j);
+        }
+        if (slot == kept.size()) return;
+        const int set = set_of(rep);
+        const auto [out, bytes] = work.output(set);
+        Kept& k = kept[slot];
+        if (k.copy.bytes() != bytes) k.copy = DeviceBuffer<unsigned char>(bytes);
+        k.rep = rep;
+        k.set = set;
+        k.seed = seed_of(rep);
+        CUDA_CHECK(cudaMemcpyAsync(k.copy.data(), out, bytes, cudaMemcpyDeviceToDevice, s));
     };
     RotationRun run;
+    Window window;
     run.ab = time_ab(a, b, o, nullptr, nullptr, &hooks);
     CUDA_CHECK(cudaDeviceSynchronize());
-    const std::string why = work.verify(set, copy.data());
-    if (!why.empty())
-        run.wrong = "timed run " + std::to_string(rep + 1) + " of " + std::to_string(run.ab.b.count) +
-                    " produced a wrong result (its inputs had new data and its output random bytes just before): " + why;
+    for (const Kept& k : kept) {
+        if (k.rep < 0) continue;
+        work.refill(k.set, k.seed, nullptr);  // the inputs that call saw
+        CUDA_CHECK(cudaDeviceSynchronize());
+        const std::string why = work.verify(k.set, k.copy.data());
+        run.verified.push_back({{"timed_call", k.rep + 1}, {"right", why.empty()}});
+        if (!why.empty() && run.wrong.empty())
+            run.wrong = "timed run " + std::to_string(k.rep + 1) + " of " + std::to_string(run.ab.b.count) +
+                        " produced a wrong result (every timed run gets new inputs and a scrambled output; this one "
+                        "was picked afterwards and checked): " + why;
+    }
+    run.seen = window.close();
     return run;
+}
+
+// What every rotation-timed result carries.
+void finish_rotation(const Context& ctx, const RotationRun& run, PerfResult& r) {
+    r.wrong_result = run.wrong;
+    r.details["verified_calls"] = run.verified;
+    compare_reference(ctx, run.ab.a, r);
+    judge_observation(ctx, run.seen, r);
 }
 
 }  // namespace
 
 PerfResult fraction_of_copy_bandwidth(const Context& ctx, const Rotation& work, double bytes_moved,
-                                      const std::string& label, std::uint64_t seed) {
+                                      const std::string& label) {
+    PerfResult r;
+    if (const std::string why = observation_skip(); !why.empty()) {
+        r.skipped = why;
+        r.reference_compared = true;
+        return r;
+    }
     const auto copy_bytes = static_cast<std::size_t>(bytes_moved / 2);
     DeviceBuffer<unsigned char> src(copy_bytes), dst(copy_bytes);
     src.zero();
@@ -227,22 +341,18 @@ PerfResult fraction_of_copy_bandwidth(const Context& ctx, const Rotation& work, 
     const SetEnqueue copy = [&](int, cudaStream_t s) {
         CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), copy_bytes, cudaMemcpyDeviceToDevice, s));
     };
-    const RotationRun run = time_rotation(copy, work, label, seed);
+    const RotationRun run = time_rotation(copy, work, label);
     const AbResult& ab = run.ab;
-    PerfResult r;
     r.ratio = ab.a.median_ms / ab.b.median_ms;
     r.time_ms = ab.b.median_ms;
-    r.wrong_result = run.wrong;
-    const double f = floor_ms(bytes_moved);
-    if (f > 0) r.floor_ms = f;
+    r.floor.bytes = bytes_moved;
     const double gbps = bytes_moved / (ab.b.median_ms * 1e-3) / 1e9;
     const double copy_gbps = bytes_moved / (ab.a.median_ms * 1e-3) / 1e9;
     r.message = strprintf("%.1f GB/s vs copy %.1f GB/s (interleaved, L2 flushed, median of %d)", gbps, copy_gbps,
                           ab.b.count);
     r.details = {{"work", ab.b}, {"copy", ab.a}, {"bytes_moved", bytes_moved}, {"work_gbps", gbps}, {"copy_gbps", copy_gbps}};
     if (const auto start = ctx.ceiling("d2d_copy_gbps")) r.details["copy_gbps_at_start_of_run"] = *start;
-    compare_reference(ctx, ab.a, r);
-    check_leftover_work(work, r);
+    finish_rotation(ctx, run, r);
     return r;
 }
 
@@ -262,21 +372,21 @@ void compare_reference(const Context& ctx, const TimingResult& inside, PerfResul
 }
 
 PerfResult speedup_over(const Context& ctx, const SetEnqueue& baseline, const Rotation& work, double floor_bytes,
-                        const std::string& label, std::uint64_t seed) {
-    const RotationRun run = time_rotation(baseline, work, label, seed);
-    const AbResult& ab = run.ab;
+                        const std::string& label) {
     PerfResult r;
+    if (const std::string why = observation_skip(); !why.empty()) {
+        r.skipped = why;
+        r.reference_compared = true;
+        return r;
+    }
+    const RotationRun run = time_rotation(baseline, work, label);
+    const AbResult& ab = run.ab;
     r.ratio = ab.ratio;
     r.time_ms = ab.b.median_ms;
-    r.wrong_result = run.wrong;
-    if (floor_bytes > 0) {
-        const double f = floor_ms(floor_bytes);
-        if (f > 0) r.floor_ms = f;
-    }
+    r.floor.bytes = floor_bytes;
     r.message = strprintf("%.4g ms vs baseline %.4g ms (interleaved, L2 flushed)", ab.b.median_ms, ab.a.median_ms);
     r.details = {{"work", ab.b}, {"baseline", ab.a}};
-    compare_reference(ctx, ab.a, r);
-    check_leftover_work(work, r);
+    finish_rotation(ctx, run, r);
     return r;
 }
 
@@ -305,6 +415,57 @@ AbResult time_host_ab(const std::function<void()>& a, const std::function<void()
     r.b.converged = r.b.rel_ci <= rule;
     r.ratio = r.b.median_ms > 0 ? r.a.median_ms / r.b.median_ms : 0.0;
     return r;
+}
+
+AbResult time_host_ab(const Context& ctx, const std::function<void()>& a, const std::function<void()>& b, int reps,
+                      PerfResult& r, bool b_completes) {
+    if (const std::string why = observation_skip(); !why.empty()) {
+        r.skipped = why;
+        return {};
+    }
+    Observer& observer = Observer::instance();
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> a_spans, b_spans;
+    const auto timed_a = [&] {
+        const std::uint64_t t0 = observer.now();
+        a();
+        CUDA_CHECK(cudaDeviceSynchronize());  // the grader's path is done; what runs on now is not its
+        a_spans.emplace_back(t0, observer.now());
+    };
+    const auto timed_b = [&] {
+        const std::uint64_t t0 = observer.now();
+        {
+            GradedCall graded;
+            b();
+        }
+        b_spans.emplace_back(t0, observer.now());
+    };
+    Window window;
+    const AbResult ab = time_host_ab(timed_a, timed_b, reps);
+    const Observation seen = window.close();
+    judge_observation(ctx, seen, r, a_spans);
+    if (b_completes) {
+        // Each piece of graded work must end before the run of b that enqueued it returned.
+        for (const ObservedKernel& k : seen.kernels) {
+            if (!k.graded) continue;
+            const auto it = std::find_if(b_spans.begin(), b_spans.end(),
+                                         [&](const auto& sp) { return k.start >= sp.first && k.start <= sp.second; });
+            if (it != b_spans.end() && k.end > it->second + 1000) {
+                r.wrong_result = "the graded path returned before its work was done: its kernel " + kernel_name(k.name) +
+                                 strprintf(" ended %.3g ms after the call returned", double(k.end - it->second) * 1e-6);
+                break;
+            }
+        }
+        for (const ObservedCopy& c : seen.copies) {
+            if (!c.graded || !r.wrong_result.empty()) continue;
+            const auto it = std::find_if(b_spans.begin(), b_spans.end(),
+                                         [&](const auto& sp) { return c.start >= sp.first && c.start <= sp.second; });
+            if (it != b_spans.end() && c.end > it->second + 1000)
+                r.wrong_result = strprintf("the graded path returned before its work was done: a copy (%s) ended %.3g ms "
+                                           "after the call returned",
+                                           to_string(c.kind), double(c.end - it->second) * 1e-6);
+        }
+    }
+    return ab;
 }
 
 ReferenceTiming reference_alone(const std::string& what, const SetEnqueue& run, int sets, const std::string& label) {

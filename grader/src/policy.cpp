@@ -22,7 +22,8 @@ std::string demangled(const std::string& s) {
 
 // A plain identifier names a function: match it as a whole name, with or without arguments.
 std::string as_regex(const std::string& p) {
-    const bool plain = std::regex_match(p, std::regex("[A-Za-z_][A-Za-z0-9_:]*"));
+    // ("gpulab::models::" is a namespace: a prefix, not a function.)
+    const bool plain = std::regex_match(p, std::regex("[A-Za-z_][A-Za-z0-9_:]*")) && p.back() != ':';
     return plain ? "^" + p + "(\\(|$)" : p;
 }
 
@@ -65,9 +66,23 @@ CodePolicy default_policy() {
          "chdir|truncate|ftruncate|memfd_create|syscall|dlopen|dlmopen|dlsym|dlvsym|dlclose|fork|vfork|clone|clone3|"
          "execl|execlp|execle|execv|execve|execvp|execvpe|fexecve|system|popen|posix_spawn|posix_spawnp|"
          "exit|_exit|_Exit|quick_exit|abort|kill|tkill|tgkill|raise|signal|sigaction|sigprocmask|ptrace|"
-         "prctl|process_vm_readv|process_vm_writev|setenv|putenv|unsetenv|clearenv)$",
+         "prctl|process_vm_readv|process_vm_writev|setenv|putenv|unsetenv|clearenv|"
+         // what the fortified and newer spellings of the same are, and more ways to reach files and descriptors
+         "__open_2|__open64_2|__openat_2|__openat64_2|__read_chk|__pread_chk|__pread64_chk|__fdelt_chk|dprintf|vdprintf|"
+         "__dprintf_chk|__vdprintf_chk|preadv|preadv2|pwritev2|sendfile|sendfile64|copy_file_range|splice|tee|vmsplice|"
+         "mkstemp|mkstemp64|mkostemp|mkostemps|mkdtemp|tmpfile64|tmpnam|tempnam|remove|renameat2|link|linkat|symlink|"
+         "symlinkat|readlink|readlinkat|mkdir|mkdirat|rmdir|chmod|fchmod|chown|fchown|utime|utimes|futimens|utimensat|"
+         "opendir|fdopendir|scandir|nftw|ftw|stat|stat64|lstat|fstat|fstat64|fstatat|statx|access|faccessat|"
+         "__xstat|__lxstat|__fxstat|__xstat64|__lxstat64|__fxstat64|"
+         // the dynamic loader's tables, the environment and the process's own arguments
+         "dl_iterate_phdr|dladdr|dladdr1|dlinfo|_dl_find_object|getauxval|getenv|secure_getenv|__libc_secure_getenv|"
+         "environ|__environ|_environ|program_invocation_name|program_invocation_short_name|__progname|__progname_full|"
+         // sleeping: a sleep is a system call, and a timed loop must not wait on the host clock
+         "sleep|usleep|nanosleep|clock_nanosleep|__nanosleep|pause)$",
          io},
-        {"^std::(__cxx11::)?basic_(o|i)?fstream|^std::basic_filebuf|^std::__basic_file|^std::filesystem::", io},
+        {"^std::this_thread::sleep_(for|until)|^std::(__cxx11::)?basic_(o|i)?fstream|^std::(__cxx11::)?basic_filebuf|"
+         "^std::__basic_file", io},
+        {"^std::filesystem::", io},
         {"^(cudaDeviceReset|cudaSetDevice|cudaSetDeviceFlags|cudaDeviceSetLimit|cudaDeviceSetCacheConfig|"
          "cudaDeviceSetSharedMemConfig|cudaCtxResetPersistingL2Cache|cudaDeviceSetMemPool|cudaThreadExit|"
          "cudaThreadSetLimit|cudaThreadSetCacheConfig|cudaDeviceSetGraphMemAttribute|cudaStreamSetAttribute|"
@@ -78,6 +93,8 @@ CodePolicy default_policy() {
         {"^nvrtc", "NVRTC (not part of this lab)"},
         {"^(cublas|cublasLt|cudnn|cufft|cusparse|cusolver|curand[A-Z]|nccl|nvjpeg|npp)", "vendor library"},
         {"^gpulab::grader::", "the grader's own code"},
+        {"^cupti|^nvperf|^NVPW_", "the profiling interface (CUPTI): the grader's observer, not the graded code's"},
+        {"^gpulab::set_timing_observer", "the grader's own code"},
     };
     p.deny_defined = {
         {"(^|[^A-Za-z0-9_])(cub|thrust|cutlass|cute)::", "vendor library (CUB, Thrust, CUTLASS or CuTe)"},
@@ -86,7 +103,7 @@ CodePolicy default_policy() {
         {"(^|/)(cublas|cublasLt|cudnn|cufft|cusparse|cusolver|curand|nccl|nvrtc|npp)[A-Za-z0-9_]*\\.h$", "vendor library"},
         {"(^|/)(cub|thrust|cutlass|cute)/", "vendor library (CUB, Thrust, CUTLASS or CuTe)"},
         {"(^|/)cuda\\.h$", "CUDA driver API (not part of this lab)"},
-        {"(^|/)(dlfcn|fcntl|sys/mman|sys/syscall|sys/ptrace|spawn)\\.h$", io},
+        {"(^|/)(cupti[A-Za-z0-9_]*|nvperf[A-Za-z0-9_]*)\\.h$", "the profiling interface (CUPTI): the grader's observer"},
     };
     return p;
 }

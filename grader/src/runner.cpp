@@ -1,6 +1,8 @@
 // The runner side of the grader: runs one lab's checks of one mode and reports them line by line.
 #include "grader/runner.hpp"
 
+#include "grader/plausibility.hpp"
+
 #include <fnmatch.h>
 
 #include <algorithm>
@@ -104,11 +106,29 @@ void judge_performance(const CheckDecl& d, const PerfSpec& spec, const PerfResul
                  "earlier run with the same buffers";
         return;
     }
+    if (!p.not_own.empty()) {
+        r.status = Status::fail;
+        r.points = 0;
+        r.message = p.not_own;
+        r.hint = "a graded path's work must be done by your own kernels: no library calls, no calls of the lab's given "
+                 "implementations";
+        return;
+    }
     if (p.time_ms && p.floor_ms && *p.time_ms < *p.floor_ms) {
         r.status = Status::suspicious;
         r.points = 0;
         r.message = "faster than physically possible: " + num(*p.time_ms) + " ms < floor " + num(*p.floor_ms) +
                     " ms — is all the work really done on fresh data? " + p.message;
+        return;
+    }
+    if (const PlausibilityVerdict v = judge_floor(p, ctx.ceilings); !v.why.empty()) {
+        r.status = Status::suspicious;
+        r.points = 0;
+        r.message = "SUSPICIOUS, not graded: " + v.why + " — is all the work really done, on the data of each call? " +
+                    p.message;
+        r.hint = "a time below what the hardware can do, or a ratio past its bound, means work was skipped or reused: "
+                 "every timed call must do all of its work";
+        r.details["floor"] = v.details;
         return;
     }
     // A measurement is graded only when its reference held still and the GPU was ours alone.
@@ -174,6 +194,15 @@ CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx
     const std::optional<std::uint64_t> clocks_before = read_clock_events(gpu);
     const PerfResult p = e.performance(ctx);
     const std::optional<std::uint64_t> clocks_after = read_clock_events(gpu);
+    if (!p.skipped.empty()) {
+        r.status = Status::skipped;
+        r.message = p.skipped;
+        r.details = p.details;
+        return r;
+    }
+    if (!p.floor.declared() && !p.floor_ms)
+        throw std::logic_error("lab definition error: the performance check declares no plausibility floor (set its "
+                               "PerfResult::floor: bytes, FLOPs, host bytes, a measured lower bound or a largest ratio)");
     if (!p.reference_compared)
         throw std::logic_error("lab definition error: the check did not compare its reference '" + spec.reference +
                                "' (time it with the helpers of grader/gpu_checks.hpp)");
@@ -434,7 +463,12 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
     const std::string no_gpu = gpu.probe ? gpu.probe() : std::string("no CUDA device: GPU support not built");
     ctx.gpu_available = no_gpu.empty();
     ctx.no_gpu_reason = no_gpu;
-    out.send({{"type", "device"}, {"available", ctx.gpu_available}, {"reason", no_gpu}});
+    ctx.given_kernels = lab.given_kernel_patterns();
+    // The observer records from here on, before the first check (so before any call of the graded code).
+    std::string observer = "no CUDA device";
+    if (ctx.gpu_available && gpu.observe) observer = gpu.observe(ctx.own_symbols);
+    out.send({{"type", "device"}, {"available", ctx.gpu_available}, {"reason", no_gpu},
+              {"observer", observer.empty() ? "cupti" : observer}});
     // Before any check (so before the graded code's first call): is the GPU ours, and how fast do the
     // references run alone? Only the references of the performance checks that will run are timed.
     if (ctx.gpu_available) {
@@ -484,6 +518,7 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
         }
         out.send({{"type", "start"}, {"id", d.id}});
         try {
+            if (gpu.check_begins) gpu.check_begins();
             r = run_code_check(d, lab.entries()[i], ctx, done, gpu);
         } catch (const std::exception& ex) {
             r = result_for(d);

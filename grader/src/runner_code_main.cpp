@@ -2,6 +2,7 @@
 #include <cuda_runtime_api.h>
 
 #include "grader/gpu_checks.hpp"
+#include "grader/observer.hpp"
 #include "grader/runner.hpp"
 #include "labs/cuda_check.hpp"
 #include "labs/device.hpp"
@@ -23,6 +24,15 @@ int main(int argc, char** argv) {
     gpu.start_checks = &gpulab::grader::gpu_start_checks;
     gpu.tenants = &gpulab::grader::gpu_tenants;
     gpu.clock_events = &gpulab::grader::gpu_clock_events;
+    gpu.observe = [](const std::set<std::string>& own) {
+        gpulab::grader::Observer& o = gpulab::grader::Observer::instance();
+        o.set_own_symbols(own);
+        return o.start();
+    };
+    gpu.check_begins = [] {
+        gpulab::grader::Observer& o = gpulab::grader::Observer::instance();
+        if (o.running()) o.forget_before(o.now());
+    };
     gpu.progress = [](std::function<void(const std::string&)> sink) {
         gpulab::set_timing_observer([sink = std::move(sink)](const std::string& label, int reps, int max_reps) {
             sink("timing " + label + " (" + std::to_string(reps) + "/" + std::to_string(max_reps) + " samples)");

@@ -84,3 +84,32 @@ TEST_CASE("A missing object is a scan error, not a pass", "[policy]") {
     const ScanResult r = scan_object("/nonexistent/object.o", default_policy());
     CHECK_FALSE(r.error.empty());
 }
+
+TEST_CASE("Honest threads and atomics pass: the policy judges calls, not the headers libstdc++ pulls in", "[policy]") {
+    const ScanResult r = scan_object(POLICY_OBJECT_THREADS, default_policy());
+    REQUIRE(r.error.empty());
+    INFO(::Catch::Detail::stringify(found(r)));
+    CHECK(r.violations.empty());
+    // The same file's headers, as the build tool lists them, pass too (sys/syscall.h among them).
+    CHECK(check_policy({}, {}, {}, "", {"/usr/include/x86_64-linux-gnu/sys/syscall.h", "/usr/include/c++/12/thread"},
+                       default_policy())
+              .empty());
+}
+
+TEST_CASE("The environment, the loader's tables, sleeps, dprintf and CUPTI are named", "[policy]") {
+    const auto v = found(scan_object(POLICY_OBJECT_PEEKS, default_policy()));
+    INFO(::Catch::Detail::stringify(v));
+    CHECK(any_contains(v, "dl_iterate_phdr"));
+    CHECK(any_contains(v, "getenv"));
+    CHECK(any_contains(v, "environ"));
+    CHECK(any_contains(v, "dprintf"));
+    CHECK(any_contains(v, "nanosleep"));
+    CHECK(any_contains(v, "cuptiActivityDisable | the profiling interface"));
+}
+
+TEST_CASE("A lab's DENY of a namespace denies every function in it", "[policy]") {
+    const CodePolicy p = lab_policy({"gpulab::models::"}, {});
+    const auto v = check_policy({"gpulab::models::occupancy(gpulab::models::Kernel const&)"}, {}, {}, "", {}, p);
+    REQUIRE(v.size() == 1);
+    CHECK(v.front().why.find("given implementation") != std::string::npos);
+}

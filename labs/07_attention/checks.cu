@@ -418,8 +418,7 @@ constexpr double kSoftmaxTwoReads = 12.0 * kSoftmaxRows * kSoftmaxCols;  // stat
 
 PerfResult perf_softmax_copy(Context& ctx) {
     SoftmaxSets sets(ctx.seed_for("lab07 timed softmax copy"));
-    PerfResult r = fraction_of_copy_bandwidth(ctx, sets.rotation(), kSoftmaxTwoReads, "lab07 softmax vs copy",
-                                              ctx.seed_for("lab07 verified softmax copy"));
+    PerfResult r = fraction_of_copy_bandwidth(ctx, sets.rotation(), kSoftmaxTwoReads, "lab07 softmax vs copy");
     if (r.floor_ms) *r.floor_ms *= kSoftmaxMinBytes / kSoftmaxTwoReads;  // the floor is one read and one write
     r.message += strprintf(" — %d rows of 2^20 values, counted as 12 bytes per value (two reads, one write)", kSoftmaxRows);
     return r;
@@ -427,8 +426,7 @@ PerfResult perf_softmax_copy(Context& ctx) {
 
 PerfResult perf_softmax_vs_three(Context& ctx) {
     SoftmaxSets sets(ctx.seed_for("lab07 timed softmax three"));
-    PerfResult r = speedup_over(ctx, sets.given(), sets.rotation(), kSoftmaxMinBytes, "lab07 softmax vs three-pass",
-                                ctx.seed_for("lab07 verified softmax three"));
+    PerfResult r = speedup_over(ctx, sets.given(), sets.rotation(), kSoftmaxMinBytes, "lab07 softmax vs three-pass");
     r.message = "over the three-pass softmax: " + r.message;
     return r;
 }
@@ -527,7 +525,7 @@ CublasGemm& cublas_gemm() {
 PerfResult perf_attention_cublas(Context& ctx) {
     AttentionSets sets(ctx.seed_for("lab07 timed attention"));
     PerfResult r = speedup_over(ctx, [](int, cudaStream_t s) { cublas_gemm().run(s); }, sets.rotation(), 0.0,
-                                "lab07 attention vs cuBLAS", ctx.seed_for("lab07 verified attention"));
+                                "lab07 attention vs cuBLAS");
     const double t_att = r.details["work"]["median_ms"].get<double>(), t_gemm = r.details["baseline"]["median_ms"].get<double>();
     const double tf = attention_flop(sets.shape) / (t_att * 1e-3) / 1e12, gemm_tf = CublasGemm::flop() / (t_gemm * 1e-3) / 1e12;
     r.ratio = tf / gemm_tf;
@@ -545,7 +543,7 @@ PerfResult perf_attention_vs_naive(Context& ctx) {
         Arena ws = scratch().fresh();
         launch_attention_naive(sets.args(i), ws, s);
     };
-    PerfResult r = speedup_over(ctx, naive, sets.rotation(), 0.0, "lab07 attention vs MATH", ctx.seed_for("lab07 verified naive"));
+    PerfResult r = speedup_over(ctx, naive, sets.rotation(), 0.0, "lab07 attention vs MATH");
     r.message = "one head, L 8192, d 128, causal, over the MATH path: " + r.message;
     return r;
 }

@@ -73,4 +73,8 @@ private:
 /** @brief A demangled C++ symbol (the input itself when it does not demangle). @param mangled symbol */
 [[nodiscard]] std::string demangle(const std::string& mangled);
 
+/** @brief A kernel's name for messages: demangled, without its arguments and return type ("ns::k<1, float>").
+ *  @param mangled the kernel's symbol */
+[[nodiscard]] std::string kernel_name(const std::string& mangled);
+
 }  // namespace gpulab

@@ -10,10 +10,16 @@
  * - launches: kernel_count_result() grades what a captured graph (labs/graph.hpp) launched;
  *   require_own_kernels() fails a variant whose launcher runs kernels the student's file does not
  *   define (a vendor library's, the lab's baseline);
+ * - observation (grader/observer.hpp): observe_graded() runs the graded code in a window of the grader's
+ *   observer; observed_kernel_count(), require_own_kernels() and judge_observation() grade what it did —
+ *   kernels counted and named from CUPTI's records, never from what the code says about itself;
  * - timings: fraction_of_copy_bandwidth() and speedup_over(), always interleaved in one process, each
  *   with its reference (copy_reference(), reference_alone()) timed alone before the first check and
- *   compared with the same reference inside the check: a reference that ran slower there, or work left
- *   running once the timed code's stream was done, makes the check INVALID instead of graded.
+ *   compared with the same reference inside the check. Every timed call of the graded code gets fresh
+ *   inputs and a scrambled output; the calls verified are picked after each call, from randomness the
+ *   process cannot know (secret_draw()). A reference that ran slower inside the check, graded work that
+ *   ran while the grader's own work did, a thread started during the timing, or a foreign kernel in a timed
+ *   call makes the check INVALID or FAIL instead of graded.
  *
  * @code
  * struct Case { std::vector<float> hx; DeviceBuffer<float> x; };
@@ -39,6 +45,7 @@
 #include <vector>
 
 #include "grader/lab.hpp"
+#include "grader/observer.hpp"
 #include "labs/bf16.hpp"
 #include "labs/buffer.hpp"
 #include "labs/compare.hpp"
@@ -66,6 +73,51 @@ Case& cached_case(const std::string& key, const std::function<std::unique_ptr<Ca
 }
 
 
+// ---- observation --------------------------------------------------------------------------------------
+
+/** @brief A 64-bit number from the operating system's randomness, unknown to the graded code and not derived
+ *  from the run's seed: what picks the verified calls and the verified rows (a check that draws its verified
+ *  subset from the seed can be predicted, since the seed reproduces the run). */
+[[nodiscard]] std::uint64_t secret_draw();
+
+/** @brief Runs @p enqueue as the graded code (GradedCall) on a fresh stream, waits, and returns what the
+ *  observer saw (empty when it is not recording: see observation_skip()). @param enqueue enqueues the work */
+[[nodiscard]] Observation observe_graded(const Enqueue& enqueue);
+
+/**
+ * @brief Grades how many kernels a path launched from what the observer saw it run (kernels of graph
+ * launches included): "observed 2 kernels: a, b; expected 1". SKIPPED (CorrectnessResult::skipped) when the
+ * observer does not record here.
+ * @param seen what ran @param expected kernel launches the path must make @param hint what to do when wrong
+ */
+[[nodiscard]] CorrectnessResult observed_kernel_count(const Observation& seen, std::size_t expected,
+                                                      const std::string& hint);
+
+/**
+ * @brief The graded kernels of @p seen that its own objects do not define and that the lab does not give it to
+ * launch (Context::given_kernels), by name: a library's, the lab's baseline.
+ */
+[[nodiscard]] std::vector<std::string> foreign_kernels(const Context& ctx, const Observation& seen);
+
+/**
+ * @brief Fails @p r when @p seen shows the graded code ran kernels it does not define (foreign_kernels()).
+ * @param r the check's result so far @param ctx the run @param variant names the launcher @param seen what ran
+ */
+[[nodiscard]] CorrectnessResult require_own_kernels(CorrectnessResult r, const Context& ctx, const std::string& variant,
+                                                    const Observation& seen);
+
+/**
+ * @brief Judges what ran while a performance check timed the graded code: foreign kernels in a timed call
+ * (r.not_own: FAIL), graded work that ran at the same time as the grader's own (its reference, its flushes,
+ * the spans in @p trusted_spans: work left running, INVALID), threads started by the graded code meanwhile
+ * (INVALID). Puts the observation's summary in r.details["observed"]. Sets r.skipped when the observer does
+ * not record.
+ * @param ctx the run @param seen the timing's window @param r the result @param trusted_spans CUPTI-clock spans
+ * during which only the grader's work runs (host-timed references)
+ */
+void judge_observation(const Context& ctx, const Observation& seen, PerfResult& r,
+                       const std::vector<std::pair<std::uint64_t, std::uint64_t>>& trusted_spans = {});
+
 // ---- results -----------------------------------------------------------------------------------------
 
 /**
@@ -80,8 +132,26 @@ template <typename T, typename Launch>
     DeviceBuffer<T> out(count);
     out.poison();
     CUDA_CHECK(cudaDeviceSynchronize());
-    launch(out.data());
+    {
+        GradedCall graded;
+        launch(out.data());
+    }
     CUDA_CHECK(cudaDeviceSynchronize());
+    return to_host_raw(out);
+}
+
+/** @brief run_on_poisoned() inside a window of the observer: @p seen receives what the launch ran (for
+ *  require_own_kernels(), observed_kernel_count()). */
+template <typename T, typename Launch>
+[[nodiscard]] std::vector<raw_bits_t<T>> run_on_poisoned(std::size_t count, Launch&& launch, Observation& seen) {
+    DeviceBuffer<T> out(count);
+    out.poison();
+    Window window;
+    {
+        GradedCall graded;
+        launch(out.data());
+    }
+    seen = window.close();
     return to_host_raw(out);
 }
 
@@ -134,14 +204,12 @@ template <typename T>
 
 /**
  * @brief The kernels @p enqueue launches that the graded code does not define itself — a vendor
- * library's, the lab's baseline — by their names. The launcher is captured into a graph (nothing runs)
- * once per @p variant and the answer kept for the run; call it after the launcher ran once outside the
- * capture, with the same shape. Empty when every kernel is the student's own, and when the runner was
- * started by hand (no symbol list from the grader).
+ * library's, the lab's baseline — by their names: the launcher runs once more, for real, observed (a capture
+ * could be told from a real call). Empty when every kernel is the student's own, and when the runner was
+ * started by hand (no symbol list from the grader). Call it after the launcher ran once with the same shape.
  * @param ctx     the run (its own_symbols come from the grader's scan of the compiled code)
  * @param variant names the launcher, e.g. "v3"
  * @param enqueue enqueues the launcher on the given stream
- * @throws CaptureError when the launcher does not only enqueue work on its stream
  */
 [[nodiscard]] std::vector<std::string> foreign_kernels(const Context& ctx, const std::string& variant,
                                                        const Enqueue& enqueue);
@@ -166,18 +234,23 @@ using SetEnqueue = std::function<void(int set, cudaStream_t)>;
 
 /**
  * @brief A graded workload as the timing helpers run it: over at least two independent sets of inputs
- * and outputs with different data (so nothing can be reused from the previous run), with one timed run
- * verified. The check says how to run, refill and verify a set; the helpers own the loop.
+ * and outputs, with fresh contents for every timed call. The check says how to run, refill and verify a set;
+ * the helpers own the loop.
  *
- * The verified run is drawn from the seed among the first timed runs: before it (outside its timed span)
- * its set gets new input data in the same buffers and its output is filled with random bytes; right after
- * it its output is copied aside and given to verify(). A submission that skips work, or part of it, when
- * the same buffers come back then leaves a wrong output, and the performance check fails.
+ * Before every timed call of the graded code (outside its timed span) its set gets new input data in the same
+ * buffers, from a seed the process cannot know (secret_draw()), and its output is filled with random bytes.
+ * Right after each call the helpers decide, from that randomness, whether to keep a copy of its output
+ * (reservoir sampling: every timed call is equally likely to be verified, and none knows whether it will
+ * be); after the loop each kept output is given to verify() with its set's inputs restored to what that call
+ * saw (refill() with the same seed again: it must be deterministic). A submission that skips work, or part
+ * of it, on any timed call — because the buffers look familiar, the output already matches, or the call
+ * count says it is not checked — leaves a wrong output, and the performance check fails.
  */
 struct Rotation {
     int sets = 2;  ///< independent input/output sets the timed runs rotate over (at least 2)
     SetEnqueue run;  ///< enqueues the graded code on a set
-    /// Enqueues new input data for a set, in its existing buffers, drawn from the seed.
+    /// Enqueues new input data for a set, in its existing buffers, drawn from @p seed (the same seed gives the
+    /// same data: the helpers restore a verified call's inputs with it).
     std::function<void(int set, std::uint64_t seed, cudaStream_t)> refill;
     /// The set's output: device pointer and bytes.
     std::function<std::pair<void*, std::size_t>(int set)> output;
@@ -207,6 +280,17 @@ struct Rotation {
 [[nodiscard]] AbResult time_host_ab(const std::function<void()>& a, const std::function<void()>& b, int reps);
 
 /**
+ * @brief time_host_ab() observed: @p b runs as the graded code, @p a as the grader's, and what ran is judged
+ * (judge_observation(): graded work during a run of @p a is work left running, a thread started meanwhile is
+ * noticed). With @p b_completes, every piece of graded work a run of @p b enqueued must have ended before it
+ * returned ("returned before its work was done": r.wrong_result).
+ * @param ctx the run @param a the grader's path @param b the graded path @param reps runs of each
+ * @param r receives what was judged @param b_completes @p b promises its results are ready when it returns
+ */
+[[nodiscard]] AbResult time_host_ab(const Context& ctx, const std::function<void()>& a, const std::function<void()>& b,
+                                    int reps, PerfResult& r, bool b_completes);
+
+/**
  * @brief For a check that times its reference itself (lab 01 times a pinned copy between its host-clocked
  * runs): compares the reference's median inside the check, @p inside, with its timing alone before the
  * first check, and marks @p r INVALID
@@ -221,10 +305,8 @@ void compare_reference(const Context& ctx, const TimingResult& inside, PerfResul
  */
 [[nodiscard]] std::function<ReferenceTiming(Context&)> copy_reference(double bytes_moved);
 
-/** @brief How long the device may stay busy after the timed code's stream is done before that counts as
- *  work left running (honest code: under 0.03 ms on an H200; docs/performance-log.md). The reference's
- *  tolerance is Context::reference_tolerance. */
-inline constexpr double kLeftoverWorkMs = 0.1;
+/** @brief Timed calls whose outputs the helpers keep and verify (reservoir sampling over every timed call). */
+inline constexpr int kVerifiedCalls = 3;
 
 /**
  * @brief Why the GPU cannot be timed on before the first check of a lab's process (the runner's
@@ -248,31 +330,30 @@ inline constexpr double kLeftoverWorkMs = 0.1;
 /**
  * @brief Fraction of the device-to-device copy bandwidth that @p work reaches: @p work and a
  * cudaMemcpy moving the same number of bytes (bytes_moved / 2 copied = bytes_moved read + written) are
- * timed interleaved; the ratio is t_copy / t_work. The floor is bytes_moved at the theoretical DRAM
- * bandwidth (a faster time is physically impossible). One timed run is verified (see Rotation). The
+ * timed interleaved; the ratio is t_copy / t_work. Its floor is bytes_moved (Floor::bytes). Timed calls see
+ * fresh contents and some are verified (see Rotation). The
  * check's reference must be copy_reference(bytes_moved): the copy inside the check is compared with it.
  * @param ctx         the run (the check's reference, timed alone)
  * @param work        the graded workload
  * @param bytes_moved bytes the work must read plus write, at the least
  * @param label       NVTX label
- * @param seed        picks the verified run and its new data (Context::seed_for)
  */
 [[nodiscard]] PerfResult fraction_of_copy_bandwidth(const Context& ctx, const Rotation& work, double bytes_moved,
-                                                    const std::string& label, std::uint64_t seed);
+                                                    const std::string& label);
 
 /**
  * @brief Speed-up of @p work over @p baseline, timed interleaved: t_baseline / t_work. Both run on the
- * same rotating sets; one timed run of @p work is verified (see Rotation). The check's reference must time
+ * same rotating sets; timed calls of @p work see fresh contents and some are verified (see Rotation). The check's reference must time
  * the same baseline alone (reference_alone()): the baseline inside the check is compared with it.
  * @param ctx         the run (the check's reference, timed alone)
  * @param baseline    enqueues the lab's baseline on a set
  * @param work        the graded workload
- * @param floor_bytes bytes the work must move at the least (0: no floor)
+ * @param floor_bytes bytes the work must move at the least (its Floor::bytes; 0: the check declares its floor
+ *                    itself, in the result's Floor)
  * @param label       NVTX label
- * @param seed        picks the verified run and its new data
  */
 [[nodiscard]] PerfResult speedup_over(const Context& ctx, const SetEnqueue& baseline, const Rotation& work,
-                                      double floor_bytes, const std::string& label, std::uint64_t seed);
+                                      double floor_bytes, const std::string& label);
 
 // ---- hardware counters -----------------------------------------------------------------------------------
 

@@ -132,6 +132,10 @@ struct Context {
     /// Why every performance check of this process is INVALID (found before the first check ran: another
     /// process on the GPU, a copy slower than the grader measured at the start of the run), else empty.
     std::vector<std::string> run_invalid;
+    /// Kernels of the lab's given code that the graded code is meant to launch itself (lab 01's work kernel):
+    /// regexes over their demangled names (Lab::given_kernels()); any other kernel it launches that its own
+    /// objects do not define is foreign.
+    std::vector<std::string> given_kernels;
 
     /** @brief The reference of the performance check that runs now; throws std::logic_error when the
      *  check declared none or it was not timed. */
@@ -165,11 +169,37 @@ struct PerfSpec {
     std::string reference;       ///< id of the Lab::reference() the ratio divides by (required)
 };
 
+/**
+ * @brief What a performance check's work cannot do faster than: its plausibility floor. The runner turns it into
+ * a time from this run's ceilings (docs/grading.md, "Plausibility floors") — bytes at the copy bandwidth, FLOPs at
+ * the tensor-core or FMA peak, bytes over the host link at the pinned rate, each with a stated headroom — and a
+ * time below it, or a ratio above max_ratio, is SUSPICIOUS (0 points, the floor named). Every performance check
+ * declares one: a check with neither a floor nor a max_ratio is a lab definition error.
+ */
+struct Floor {
+    double bytes = 0;            ///< bytes the work must move through device memory at the least
+    double flops = 0;            ///< floating-point operations it must do
+    bool tensor = false;         ///< those FLOPs may run on tensor cores (BF16); else FP32 FMA
+    double host_bytes = 0;       ///< bytes it must move between host and device (at the pinned rate)
+    double min_ms = 0;           ///< a lower bound on its time measured in the same run (a model's, a stage's)
+    std::string min_what;        ///< what min_ms is, for the message
+    double max_ratio = 0;        ///< the graded ratio cannot exceed this (0: no such bound)
+    std::string max_what;        ///< why, for the message ("the pipeline cannot beat its own lower bound")
+    [[nodiscard]] bool declared() const noexcept {
+        return bytes > 0 || flops > 0 || host_bytes > 0 || min_ms > 0 || max_ratio > 0;
+    }
+};
+
 /** @brief Result of a performance measurement. */
 struct PerfResult {
     double ratio = 0;                 ///< the graded ratio, measured in this run
     std::optional<double> time_ms;    ///< the graded code's median time
     std::optional<double> floor_ms;   ///< physical lower bound on that time (bytes / peak, FLOPs / peak)
+    Floor floor;                      ///< what the work must cost at the least (the runner judges it)
+    /// Non-empty: the check could not run here (the observer is not recording): SKIPPED with this reason.
+    std::string skipped;
+    /// Non-empty: the graded code ran kernels that are not its own while being timed: FAIL with this message.
+    std::string not_own;
     std::string message;              ///< how the ratio was measured
     nlohmann::json details;           ///< timings and sizes for the JSON report
     std::string wrong_result;         ///< why a verified timed run's output was wrong ("" when right)
@@ -271,6 +301,12 @@ public:
     void performance(std::string id, std::string title, double points, PerfSpec spec,
                      std::function<PerfResult(Context&)> fn);
 
+    /** @brief Kernels of the lab's given code that the graded code launches on purpose (regexes over demangled
+     *  names, e.g. "work_kernel"): the observer counts them as the graded code's own. @param patterns regexes */
+    void given_kernels(std::vector<std::string> patterns) { given_kernels_ = std::move(patterns); }
+    /** @brief The patterns of given_kernels(). */
+    [[nodiscard]] const std::vector<std::string>& given_kernel_patterns() const noexcept { return given_kernels_; }
+
     /**
      * @brief A workload the lab's runner can run alone, in a fresh process started with `--profile-target
      * NAME` — for a profiler to watch (grader/gpu_checks.hpp: ncu_profile()). It runs with no check, no
@@ -307,6 +343,7 @@ private:
     std::map<std::string, std::function<ReferenceTiming(Context&)>> references_;
     std::map<std::string, ExerciseCase> cases_;
     std::map<std::string, std::function<void()>> profile_targets_;
+    std::vector<std::string> given_kernels_;
 };
 
 /** @brief Score of a performance ratio: 0 below pass_bar, 50% at it, linearly to 100% at full_bar. */

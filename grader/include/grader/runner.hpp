@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -50,6 +51,11 @@ struct GpuHooks {
     /** @brief The GPU's clocks-event (throttle) reasons now, as NVML's bitmask (grader/fairness.hpp); none
      *  when NVML cannot say. Read when a performance check starts and when its timing ends. */
     std::function<std::optional<std::uint64_t>()> clock_events;
+    /** @brief Starts the grader's observer (grader/observer.hpp) with the graded code's own symbols: "" when it
+     *  records, else why not (observation-based checks are then SKIPPED with that reason). */
+    std::function<std::string(const std::set<std::string>& own_symbols)> observe;
+    /** @brief Before each code check: lets the observer drop what earlier checks recorded. */
+    std::function<void()> check_begins;
     /** @brief Routes progress of the timing loops ("lab03 v3 vs cuBLAS (48/300 samples)") to @p sink. */
     std::function<void(std::function<void(const std::string&)> sink)> progress;
 };
