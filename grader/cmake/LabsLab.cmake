@@ -106,9 +106,21 @@ function(_labs_implementation p name)
   target_include_directories(${p}_impl_${name} PUBLIC "${lab_dir}")
   target_link_libraries(${p}_impl_${name} PUBLIC ${p}_given labs_common ${ARG_LIBRARIES})
   labs_cuda_options(${p}_impl_${name})
+  # The graded module: the implementation (all of it: what the policy scanned is what runs), the lab's given
+  # code and its checks. The runner beside it loads it only once its sandbox and observer are in place.
+  add_library(${p}_module_${name} MODULE)
+  target_link_libraries(${p}_module_${name} PRIVATE ${p}_checks_obj "$<LINK_LIBRARY:WHOLE_ARCHIVE,${p}_impl_${name}>"
+                        labs_grader_gpu labs_models ${ARG_LIBRARIES})
+  set_target_properties(${p}_module_${name} PROPERTIES LINKER_LANGUAGE CUDA PREFIX "" SUFFIX ".graded.so"
+                        OUTPUT_NAME "${p}_checks_${name}")
+  # Every symbol resolved at link time, as for an executable: a renamed launcher is a link error the grader reports
+  # ("compiled but did not link"), not a module that fails to load.
+  target_link_options(${p}_module_${name} PRIVATE "LINKER:--no-undefined")
+  labs_cuda_options(${p}_module_${name})
+  # The runner: the grader's program alone.
   add_executable(${p}_checks_${name})
-  target_link_libraries(${p}_checks_${name} PRIVATE ${p}_checks_obj ${p}_impl_${name} labs_grader_code_main labs_models)
-  set_target_properties(${p}_checks_${name} PROPERTIES LINKER_LANGUAGE CUDA)
+  target_link_libraries(${p}_checks_${name} PRIVATE labs_grader_code_main)
+  add_dependencies(${p}_checks_${name} ${p}_module_${name})
   labs_cuda_options(${p}_checks_${name})
 endfunction()
 
@@ -127,7 +139,7 @@ function(_labs_staged_implementation p name dir)
     endif()
   endforeach()
   _labs_implementation(${p} ${name} ${edit})
-  set_target_properties(${p}_impl_${name} ${p}_checks_${name} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+  set_target_properties(${p}_impl_${name} ${p}_module_${name} ${p}_checks_${name} PROPERTIES EXCLUDE_FROM_ALL TRUE)
 endfunction()
 
 # _labs_members(<out> <p> <impl> <as>): the registry members of implementation <impl> under the name
@@ -244,7 +256,7 @@ function(labs_add_lab folder)
     list(APPEND implementations solution)
   endif()
   # The student's code stays out of `all`: a compile error there must not stop the other labs.
-  set_target_properties(${p}_impl_student ${p}_checks_student PROPERTIES EXCLUDE_FROM_ALL TRUE)
+  set_target_properties(${p}_impl_student ${p}_module_student ${p}_checks_student PROPERTIES EXCLUDE_FROM_ALL TRUE)
   add_dependencies(labs_student_all ${p}_checks_student)
 
   # A submission graded by `grader --submission`: the grader copies only its editable files into
@@ -368,7 +380,8 @@ function(labs_add_lab folder)
       _labs_registry_entry(entry "${id}" "wrong_${stem}" "lab ${id} known-bad: ${wname}" "labs/${folder}"
                            "${ARG_CODE_POINTS}" ${members} student_files "${files}" policy "${policy}")
       if(must_build STREQUAL "fails")
-        set_target_properties(${p}_impl_wrong_${stem} ${p}_checks_wrong_${stem} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+        set_target_properties(${p}_impl_wrong_${stem} ${p}_module_wrong_${stem} ${p}_checks_wrong_${stem}
+                              PROPERTIES EXCLUDE_FROM_ALL TRUE)
         list(APPEND cpu_entries "${entry}")
       elseif(on_cpu)
         list(APPEND cpu_entries "${entry}")

@@ -48,7 +48,8 @@ constexpr int kExitStopped = 130;
 constexpr const char* kArchiveExtensions[] = {".tar.gz", ".tar.xz", ".tar.bz2", ".tgz", ".tar", ".zip"};
 
 // The order flags are listed in, and the one place their names are spelled.
-constexpr const char* kFlagOrder[] = {"TAMPERED", "POLICY", "COMPILE_ERROR", "HUNG", "SUSPICIOUS", "ANSWERS_SYNTAX", "UNSTABLE", "ERROR"};
+constexpr const char* kFlagOrder[] = {"TAMPERED", "POLICY", "COMPILE_ERROR", "HUNG", "SUSPICIOUS", "ANSWERS_SYNTAX",
+                                      "UNSTABLE", "SANDBOX", "ERROR"};
 
 bool starts_with(const std::string& s, const std::string& head) { return s.rfind(head, 0) == 0; }
 
@@ -493,6 +494,8 @@ std::optional<BatchResult> grade_one(const BatchEntry& e, const BatchOptions& o,
                                      "--timeout", std::to_string(o.lab_timeout_s)};
     if (o.only != "all") argv.insert(argv.end(), {"--only", o.only});
     if (o.retry_invalid > 0) argv.insert(argv.end(), {"--retry-invalid", std::to_string(o.retry_invalid)});
+    // The class's other submissions and the gradebook being written are not the graded code's to read.
+    argv.insert(argv.end(), {"--hide", out.string(), "--hide", fs::path(e.path).parent_path().string()});
     if (o.no_ceilings) argv.push_back("--no-ceilings");
     // Per-student exercise cases only where the course has a seed for them; else everyone answers the
     // stated cases (docs/instructor.md).
@@ -786,6 +789,13 @@ std::vector<Flag> report_flags(const nlohmann::json& report) {
             if (!notes.empty()) unstable += (unstable.empty() ? "" : " | ") + c.value("id", "") + ": " + notes;
         }
         if (!unstable.empty()) add("UNSTABLE", id, unstable);
+        // The graded code ran in a weaker sandbox than the grader's (the kernel lacked Landlock or seccomp).
+        if (lab.contains("sandbox") && lab["sandbox"].is_object() && lab["sandbox"].value("level", "") != "seccomp+landlock") {
+            std::string notes;
+            for (const nlohmann::json& n : lab["sandbox"].value("notes", nlohmann::json::array()))
+                notes += (notes.empty() ? "" : "; ") + n.get<std::string>();
+            add("SANDBOX", id, "sandbox: " + lab["sandbox"].value("level", "") + (notes.empty() ? "" : " (" + notes + ")"));
+        }
         for (const nlohmann::json& w : lab.value("warnings", nlohmann::json::array()))
             if (starts_with(w.get<std::string>(), "answers file does not parse")) add("ANSWERS_SYNTAX", id, w.get<std::string>());
     }

@@ -25,6 +25,8 @@
 #include <chrono>
 #include <thread>
 
+#include "grader/launcher.hpp"
+#include "grader/protocol.hpp"
 #include "labs/buffer.hpp"
 #include "labs/ceilings.hpp"
 #include "labs/cuda_check.hpp"
@@ -93,6 +95,21 @@ Observation observe_graded(const Enqueue& enqueue) {
     return seen;
 }
 
+namespace {
+
+// What the grader's own work launches (not graded), seen in full.
+Observation observe_grader(const Enqueue& enqueue) {
+    cudaStream_t stream = nullptr;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    Window window;
+    enqueue(stream);
+    Observation seen = window.close();
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    return seen;
+}
+
+}  // namespace
+
 CorrectnessResult observed_kernel_count(const Observation& seen, std::size_t expected, const std::string& hint) {
     CorrectnessResult r;
     if (const std::string why = observation_skip(); !why.empty()) {
@@ -122,7 +139,7 @@ std::vector<std::string> foreign_kernels(const Context& ctx, const Observation& 
     std::vector<std::regex> given;
     for (const std::string& p : ctx.given_kernels) given.emplace_back(p);
     for (const ObservedKernel& k : seen.kernels) {
-        if (!k.graded || k.own) continue;
+        if (!k.graded || k.own || k.whole_graph) continue;
         const std::string n = kernel_name(k.name);
         if (std::any_of(given.begin(), given.end(), [&](const std::regex& g) { return std::regex_search(n, g); })) continue;
         const std::string shown = k.launched_from.empty() || k.launched_from.front() == '(' ? n : n + " (launched from " + k.launched_from + ")";
@@ -191,7 +208,8 @@ void judge_observation(const Context& ctx, const Observation& seen, PerfResult& 
     };
     std::vector<Span> graded, grader;
     for (const ObservedKernel& k : seen.kernels)
-        (k.graded ? graded : grader).push_back({k.start, k.end, "kernel " + kernel_name(k.name)});
+        (k.graded ? graded : grader)
+            .push_back({k.start, k.end, k.whole_graph ? "graph launch" : "kernel " + kernel_name(k.name)});
     for (const ObservedCopy& c : seen.copies)
         (c.graded ? graded : grader).push_back({c.start, c.end, std::string(c.is_memset ? "memset" : "copy ") +
                                                                      (c.is_memset ? "" : to_string(c.kind))});
@@ -298,8 +316,24 @@ RotationRun time_rotation(const SetEnqueue& baseline, const Rotation& work, cons
         CUDA_CHECK(cudaMemcpyAsync(k.copy.data(), out, bytes, cudaMemcpyDeviceToDevice, s));
     };
     RotationRun run;
+    Observer& observer = Observer::instance();
+    // The reference's kernels, seen once in full (its run is the grader's): in the lean timed loop, where the launch
+    // calls are not watched one by one (what they cost would be timed), every other kernel is the graded code's.
+    {
+        const Observation ref = observe_grader([&](cudaStream_t s) { baseline(0, s); });
+        std::set<std::string> names;
+        for (const ObservedKernel& k : ref.kernels) names.insert(k.name);
+        observer.add_grader_kernels(names);
+    }
     Window window;
-    run.ab = time_ab(a, b, o, nullptr, nullptr, &hooks);
+    observer.set_lean(true);
+    try {
+        run.ab = time_ab(a, b, o, nullptr, nullptr, &hooks);
+    } catch (...) {
+        observer.set_lean(false);
+        throw;
+    }
+    observer.set_lean(false);
     CUDA_CHECK(cudaDeviceSynchronize());
     for (const Kept& k : kept) {
         if (k.rep < 0) continue;
@@ -570,77 +604,30 @@ std::string find_tool(const char* name, const char* variable) {
 
 std::string find_ncu() { return find_tool("ncu", "LABS_NCU"); }
 
-// Starts argv with stdout and stderr into output_file and no other descriptor open, in a process group of its
-// own. Returns its pid, or -1 when it could not start.
-pid_t start_command(const std::vector<std::string>& argv, const std::string& output_file) {
-    const pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        setpgid(0, 0);
-        const int fd = open(output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        const int devnull = open("/dev/null", O_RDONLY);
-        if (fd < 0 || devnull < 0) _exit(126);
-        dup2(devnull, 0);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        for (int f = 3; f < 1024; ++f) close(f);  // not the grader's report channel, nor anything else
-        std::vector<char*> args;
-        for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
-        execv(args[0], args.data());
-        _exit(127);
-    }
-    setpgid(pid, pid);
-    return pid;
-}
-
-// Waits for the started processes (pid −1: never started) until the deadline, then kills what is left. Returns
-// each one's exit status, -1 when it did not start, -2 on timeout.
-std::vector<int> wait_commands(const std::vector<pid_t>& pids, int timeout_s) {
-    std::vector<int> result(pids.size(), -1);
-    std::vector<bool> running(pids.size());
-    for (std::size_t i = 0; i < pids.size(); ++i) running[i] = pids[i] > 0;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
-    for (;;) {
-        bool any = false;
-        for (std::size_t i = 0; i < pids.size(); ++i) {
-            if (!running[i]) continue;
-            int status = 0;
-            const pid_t done = waitpid(pids[i], &status, WNOHANG);
-            if (done == pids[i] || done < 0) {
-                running[i] = false;
-                result[i] = done < 0 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-            } else {
-                any = true;
-            }
+// The parameters of a tool run: the graded run's own (protocol.hpp), with the profile target as its only check —
+// so that the run under the tool looks like the graded one: the same program, no arguments, the same inputs.
+nlohmann::json tool_params(const std::string& target, bool share_scratch) {
+    nlohmann::json p = nlohmann::json::object();
+    if (const std::optional<std::string> text = received_run_params(); text && !text->empty()) {
+        try {
+            p = nlohmann::json::parse(*text);
+        } catch (const std::exception&) {
         }
-        if (!any) return result;
-        if (std::chrono::steady_clock::now() > deadline) {
-            for (std::size_t i = 0; i < pids.size(); ++i)
-                if (running[i]) {
-                    int status = 0;
-                    kill(-pids[i], SIGKILL);
-                    waitpid(pids[i], &status, 0);
-                    result[i] = -2;
-                }
-            return result;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+    std::vector<std::string> args = {"--profile-target", target};
+    const std::vector<std::string> was = p.value("args", std::vector<std::string>{});
+    for (std::size_t i = 0; i + 1 < was.size(); ++i)
+        if (was[i] == "--seed") args.insert(args.end(), {"--seed", was[i + 1]});
+    p["args"] = args;
+    if (const char* tmp = std::getenv("TMPDIR"); share_scratch && tmp != nullptr) p["scratch"] = tmp;
+    return p;
 }
 
-// Runs argv with stdout and stderr into output_file and no other descriptor open; kills its process group
-// after timeout_s. Returns the exit status, -1 when it could not start, -2 on timeout.
-int run_command(const std::vector<std::string>& argv, const std::string& output_file, int timeout_s) {
-    return wait_commands({start_command(argv, output_file)}, timeout_s)[0];
+std::string no_launcher() {
+    return "this runner has no tool launcher (it starts tools only through the launcher it forks at start-up, "
+           "before its sandbox)";
 }
 
-std::string read_file(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
 
 // One CSV line, fields unquoted ("a","b,c" → a | b,c).
 std::vector<std::string> csv_fields(const std::string& line) {
@@ -688,28 +675,25 @@ NcuProfile ncu_profile(const std::string& target, const std::vector<std::string>
         p.skipped = "Nsight Compute (ncu) is not installed here (looked on PATH, in $LABS_NCU and /usr/local/cuda/bin)";
         return p;
     }
-    std::error_code ec;
-    const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-    if (ec) {
-        p.skipped = "cannot find this runner's executable to profile: " + ec.message();
+    if (!ToolLauncher::available()) {
+        p.skipped = no_launcher();
         return p;
     }
-    char dir_template[] = "/tmp/labs-ncu-XXXXXX";
-    const char* dir = mkdtemp(dir_template);
-    if (dir == nullptr) {
-        p.skipped = "cannot make a temporary folder for ncu's output";
-        return p;
-    }
-    const std::string log = std::string(dir) + "/ncu.csv", output = std::string(dir) + "/target.txt";
     std::string metric_list;
-    for (const std::string& m : metrics) metric_list += (metric_list.empty() ? "" : ",") + m;
-    const int rc = run_command({ncu, "--csv", "--page", "raw", "--clock-control", "none", "--metrics", metric_list,
-                                "--log-file", log, self, "--profile-target", target},
-                               output, timeout_s);
-    const std::string log_text = read_file(log);
-    p.target_output = read_file(output);
-    std::filesystem::remove_all(dir, ec);
-
+    std::vector<std::string> all = metrics;
+    for (const char* launch : {"launch__grid_size", "launch__block_size", "launch__shared_mem_per_block_dynamic",
+                               "launch__shared_mem_per_block_static", "launch__registers_per_thread"})
+        if (std::find(all.begin(), all.end(), launch) == all.end()) all.push_back(launch);
+    for (const std::string& m : all) metric_list += (metric_list.empty() ? "" : ",") + m;
+    ToolRun run;
+    run.tool = {ncu, "--csv", "--page", "raw", "--clock-control", "none", "--metrics", metric_list, "--log-file",
+                "{dir}/ncu.csv"};
+    run.params = tool_params(target, false);
+    run.read = {"{dir}/ncu.csv"};
+    const ToolRunResult done = ToolLauncher::run({run}, timeout_s).front();
+    const int rc = done.status;
+    const std::string log_text = done.files.empty() ? "" : done.files.front();
+    p.target_output = done.output;
     std::stringstream lines(log_text);
     std::vector<std::string> header;
     for (std::string line; std::getline(lines, line);) {
@@ -723,7 +707,7 @@ NcuProfile ncu_profile(const std::string& target, const std::vector<std::string>
         NcuKernel k;
         for (std::size_t i = 0; i < f.size(); ++i) {
             if (header[i] == "Kernel Name") k.name = f[i];
-            for (const std::string& m : metrics)
+            for (const std::string& m : all)
                 if (header[i] == m)
                     if (const auto v = counter_value(f[i])) k.metrics[m] = *v;
         }
@@ -739,6 +723,86 @@ NcuProfile ncu_profile(const std::string& target, const std::vector<std::string>
     return p;
 }
 
+namespace {
+
+// "void ns::kernel<1, float>(float const*, int)" and "ns::kernel<1,float>" → "kernel": what both spellings share.
+std::string base_kernel_name(std::string s) {
+    if (s.rfind("void ", 0) == 0) s.erase(0, 5);
+    int depth = 0;
+    std::string out;
+    for (char c : s) {
+        if (c == '(' && depth == 0) break;
+        if (c == '<') ++depth;
+        else if (c == '>') --depth;
+        else if (depth == 0) out += c;
+    }
+    const auto colons = out.rfind("::");
+    if (colons != std::string::npos) out.erase(0, colons + 2);
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+}
+
+}  // namespace
+
+std::string tool_face_mismatch(const std::vector<NcuKernel>& profiled, const Observation& graded) {
+    const std::vector<ObservedKernel> seen = graded.graded_kernels();
+    if (profiled.size() != seen.size())
+        return strprintf("under the profiler %zu kernels ran; in the graded run of the same work %zu", profiled.size(),
+                         seen.size());
+    const auto metric = [](const NcuKernel& k, const char* m) {
+        const auto it = k.metrics.find(m);
+        return it == k.metrics.end() ? -1.0 : it->second;
+    };
+    for (std::size_t i = 0; i < seen.size(); ++i) {
+        const NcuKernel& p = profiled[i];
+        const ObservedKernel& g = seen[i];
+        const std::string name = kernel_name(g.name);
+        const std::string where = strprintf("kernel %zu (%s)", i + 1, name.c_str());
+        if (base_kernel_name(p.name) != base_kernel_name(name))
+            return where + " is " + p.name + " under the profiler";
+        const double blocks = double(g.grid[0]) * g.grid[1] * g.grid[2], threads = double(g.block[0]) * g.block[1] * g.block[2];
+        if (const double b = metric(p, "launch__grid_size"); b >= 0 && b != blocks)
+            return where + strprintf(": %.0f blocks under the profiler, %.0f in the graded run", b, blocks);
+        if (const double t = metric(p, "launch__block_size"); t >= 0 && t != threads)
+            return where + strprintf(": blocks of %.0f threads under the profiler, %.0f in the graded run", t, threads);
+        const double smem = metric(p, "launch__shared_mem_per_block_dynamic");
+        if (smem >= 0 && smem != double(g.dynamic_smem))
+            return where + strprintf(": %.0f bytes of dynamic shared memory under the profiler, %d in the graded run", smem,
+                                     g.dynamic_smem);
+        const double st = metric(p, "launch__shared_mem_per_block_static");
+        if (st >= 0 && st != double(g.static_smem))
+            return where + strprintf(": %.0f bytes of static shared memory under the profiler, %d in the graded run", st,
+                                     g.static_smem);
+    }
+    return "";
+}
+
+std::string tool_face_mismatch(const std::vector<LoggedLaunch>& logged, const Observation& graded) {
+    const std::vector<ObservedKernel> seen = graded.graded_kernels();
+    if (logged.size() != seen.size())
+        return strprintf("under the tool %zu kernels ran; in the graded run of the same work %zu", logged.size(), seen.size());
+    for (std::size_t i = 0; i < seen.size(); ++i) {
+        const LoggedLaunch& l = logged[i];
+        const ObservedKernel& g = seen[i];
+        const std::string name = kernel_name(g.name);
+        const std::string where = strprintf("kernel %zu (%s)", i + 1, name.c_str());
+        if (base_kernel_name(kernel_name(l.name)) != base_kernel_name(name))
+            return where + " is " + kernel_name(l.name) + " under the tool";
+        for (int d = 0; d < 3; ++d) {
+            if (l.grid[d] != g.grid[d])
+                return where + strprintf(": grid %u×%u×%u under the tool, %u×%u×%u in the graded run", l.grid[0], l.grid[1],
+                                         l.grid[2], g.grid[0], g.grid[1], g.grid[2]);
+            if (l.block[d] != g.block[d])
+                return where + strprintf(": block %u×%u×%u under the tool, %u×%u×%u in the graded run", l.block[0],
+                                         l.block[1], l.block[2], g.block[0], g.block[1], g.block[2]);
+        }
+        if (l.dynamic_smem != std::size_t(g.dynamic_smem))
+            return where + strprintf(": %zu bytes of dynamic shared memory under the tool, %d in the graded run",
+                                     l.dynamic_smem, g.dynamic_smem);
+    }
+    return "";
+}
+
 SanitizerRun sanitize(const std::string& target, const std::string& tool, int timeout_s) {
     SanitizerRun r;
     const std::string sanitizer = find_tool("compute-sanitizer", "LABS_COMPUTE_SANITIZER");
@@ -747,23 +811,27 @@ SanitizerRun sanitize(const std::string& target, const std::string& tool, int ti
                     "/usr/local/cuda/bin)";
         return r;
     }
-    std::error_code ec;
-    const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-    if (ec) {
-        r.skipped = "cannot find this runner's executable to run under the sanitizer: " + ec.message();
+    if (!ToolLauncher::available()) {
+        r.skipped = no_launcher();
         return r;
     }
-    char dir_template[] = "/tmp/labs-sanitizer-XXXXXX";
-    const char* dir = mkdtemp(dir_template);
-    if (dir == nullptr) {
-        r.skipped = "cannot make a temporary folder for the sanitizer's output";
-        return r;
+    ToolRun run;
+    run.tool = {sanitizer, "--tool", tool, "--print-limit", "20"};
+    run.params = tool_params(target, false);
+    const ToolRunResult done = ToolLauncher::run({run}, timeout_s).front();
+    const int rc = done.status;
+    r.target_output = done.output;
+    for (const nlohmann::json& l : done.launches.is_array() ? done.launches : nlohmann::json::array()) {
+        LoggedLaunch one;
+        one.name = l.value("name", "");
+        for (int d = 0; d < 3; ++d) {
+            one.grid[d] = l["grid"][d].get<std::uint32_t>();
+            one.block[d] = l["block"][d].get<std::uint32_t>();
+        }
+        one.dynamic_smem = l.value("dynamic_smem", std::size_t(0));
+        r.launches.push_back(std::move(one));
     }
-    const std::string output = std::string(dir) + "/out.txt";
-    const int rc = run_command({sanitizer, "--tool", tool, "--print-limit", "20", self, "--profile-target", target}, output,
-                               timeout_s);
-    r.target_output = read_file(output);
-    std::filesystem::remove_all(dir, ec);
+    r.launches_forged = done.launches_forged;
     // "========= ERROR SUMMARY: 3 errors" ends memcheck's, synccheck's and initcheck's output; racecheck's ends
     // with "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)".
     static const std::regex summary(R"((?:ERROR SUMMARY:\s*|RACECHECK SUMMARY:\s*\d+\s+hazards?\s+displayed\s+\()(\d+)\s+error)");
@@ -793,22 +861,23 @@ SanitizerRun sanitize(const std::string& target, const std::string& tool, int ti
 
 std::vector<TargetRun> run_targets_together(const std::vector<std::string>& targets, int timeout_s) {
     std::vector<TargetRun> runs(targets.size());
-    std::error_code ec;
-    const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-    char dir_template[] = "/tmp/labs-targets-XXXXXX";
-    const char* dir = ec ? nullptr : mkdtemp(dir_template);
-    if (dir == nullptr) {
-        for (std::size_t i = 0; i < targets.size(); ++i)
-            runs[i] = {targets[i], -1, "cannot start: no runner executable or temporary folder"};
+    if (!ToolLauncher::available()) {
+        for (std::size_t i = 0; i < targets.size(); ++i) runs[i] = {targets[i], -1, no_launcher()};
         return runs;
     }
-    std::vector<pid_t> pids;
-    for (std::size_t i = 0; i < targets.size(); ++i)
-        pids.push_back(start_command({self, "--profile-target", targets[i]}, std::string(dir) + "/" + std::to_string(i) + ".txt"));
-    const std::vector<int> status = wait_commands(pids, timeout_s);
-    for (std::size_t i = 0; i < targets.size(); ++i)
-        runs[i] = {targets[i], status[i], read_file(std::string(dir) + "/" + std::to_string(i) + ".txt")};
-    std::filesystem::remove_all(dir, ec);
+    std::vector<ToolRun> asked;
+    for (const std::string& t : targets) {
+        ToolRun run;
+        run.params = tool_params(t, true);  // the same scratch folder: they work on shared files
+        // They inherit the environment as it is now (the launcher's is the runner's at start-up).
+        for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+            const std::string kv = *e;
+            if (const auto eq = kv.find('='); eq != std::string::npos) run.env[kv.substr(0, eq)] = kv.substr(eq + 1);
+        }
+        asked.push_back(std::move(run));
+    }
+    const std::vector<ToolRunResult> done = ToolLauncher::run(asked, timeout_s);
+    for (std::size_t i = 0; i < targets.size(); ++i) runs[i] = {targets[i], done[i].status, done[i].output};
     return runs;
 }
 

@@ -524,6 +524,11 @@ int run(int argc, char** argv) {
                    "stated cases)");
     app.add_option("--course-seed", course_seed, "The course's seed, which draws each student's cases (default: "
                                                  "[course] seed in class.toml)");
+    std::vector<std::string> hide;
+    app.add_option("--hide", hide,
+                   "A folder the graded code may not read, besides the course and the build tree, which it never can "
+                   "(`grader batch` hides the class's submissions and its output this way)")
+        ->group("");
     app.add_flag("--watch", watch,
                  "After grading, wait until you save an editable file or answers.toml of these labs, then grade "
                  "again (Ctrl-C stops)");
@@ -582,6 +587,8 @@ int run(int argc, char** argv) {
     opts.verbose = verbose;
     opts.seed = seed;
     opts.retry_invalid = retry_invalid;
+    opts.hidden_paths = hide;
+    if (!submission.empty()) opts.hidden_paths.push_back(submission);  // its other files are not the graded code's
     const ClassConfig config = read_class_config(reg.source_dir);
     if (!config.error.empty()) {
         std::cerr << "grader: " << config.error << "\n";

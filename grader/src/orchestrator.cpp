@@ -172,7 +172,7 @@ ChannelKey fresh_key() {
 // Starts argv in its own process group: fd 3 is the report channel, fd 4 holds the channel key (a pipe
 // the parent fills and closes), stdout and stderr go to one pipe, stdin is /dev/null, every other
 // descriptor is closed. Sets out.spawn_failed when it cannot start.
-Spawned spawn(const std::vector<std::string>& argv, const ChannelKey& key, ChildOutcome& out) {
+Spawned spawn(const std::vector<std::string>& argv, const ChannelKey& key, const std::string& params, ChildOutcome& out) {
     Spawned c;
     int report[2], output[2], status_pipe[2], key_pipe[2];
     if (pipe(report) != 0 || pipe(output) != 0 || pipe2(status_pipe, O_CLOEXEC) != 0 || pipe(key_pipe) != 0) {
@@ -224,7 +224,15 @@ Spawned spawn(const std::vector<std::string>& argv, const ChannelKey& key, Child
     close(output[1]);
     close(status_pipe[1]);
     close(key_pipe[0]);
-    (void)!write(key_pipe[1], key.data(), key.size());  // 16 bytes: fits any pipe buffer, never blocks
+    // The key and the run's parameters. More than a pipe holds blocks until the child reads it, which it does
+    // before anything else; a child that exits first makes the write fail (EPIPE), not hang.
+    const std::string handover = channel_handover(key, params);
+    for (std::size_t at = 0; at < handover.size();) {
+        const ssize_t k = write(key_pipe[1], handover.data() + at, handover.size() - at);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        at += static_cast<std::size_t>(k);
+    }
     close(key_pipe[1]);
     int exec_errno = 0;  // the pipe closes on a successful exec; an errno arrives when exec failed
     if (read(status_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
@@ -394,7 +402,7 @@ void stop_children_and_exit(int sig) {
 }  // namespace
 
 ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, bool echo,
-                       const std::function<void(const std::string&)>& on_progress) {
+                       const std::function<void(const std::string&)>& on_progress, const std::string& params) {
     ChildOutcome out;
     if (argv.empty()) {
         out.spawn_failed = true;
@@ -405,7 +413,7 @@ ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, b
     const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                       std::chrono::duration<double>(timeout_s));
     const ChannelKey key = fresh_key();
-    const Spawned child = spawn(argv, key, out);
+    const Spawned child = spawn(argv, key, params, out);
     if (child.pid < 0) return out;
     const ActiveChild active(child.pid);
     const std::string report = pump(child, deadline, echo, out, on_progress);
@@ -481,6 +489,11 @@ PartResult interpret(const ChildOutcome& o, const std::string& part, double fall
             } else if (type == "device") {
                 r.device_available = m.at("available").get<bool>();
                 r.no_device_reason = m.value("reason", "");
+                r.observer = m.value("observer", "");
+                r.sandbox = m.value("sandbox", "");
+                r.sandbox_ms = m.value("sandbox_ms", 0.0);
+                if (m.contains("sandbox_notes") && m["sandbox_notes"].is_array())
+                    r.sandbox_notes = m["sandbox_notes"].get<std::vector<std::string>>();
             } else if (type == "progress") {
                 // shown live on a terminal while the runner works (run_child's on_progress); nothing to grade
             } else if (type == "fatal") {
@@ -654,9 +667,9 @@ std::string build(const std::vector<std::string>& command, const std::string& bu
 }  // namespace
 
 // The code policy, checked on the compiled objects before any of their code runs. Returns why the code
-// may not run ("" when it complies) and writes the symbols the objects define (their kernels among
-// them) to a temporary file for the runner, named in own_symbols_file.
-std::string check_code_policy(const LabEntry& lab, const std::vector<std::string>& objects, std::string& own_symbols_file) {
+// may not run ("" when it complies) and the symbols the objects define (their kernels among them), which the
+// runner receives with its parameters (never through a file the graded code could reach).
+std::string check_code_policy(const LabEntry& lab, const std::vector<std::string>& objects, std::vector<std::string>& own_symbols) {
     if (objects.empty()) return "";
     const CodePolicy policy = lab_policy(lab.policy_deny, lab.policy_allow);
     std::vector<std::string> defined;
@@ -693,14 +706,7 @@ std::string check_code_policy(const LabEntry& lab, const std::vector<std::string
         return "code policy: " + (files.empty() ? std::string("the code") : files) + " uses what a graded lab may not "
                "(checked on the compiled object; nothing of it ran):" + problems;
     }
-    char path[] = "/tmp/grader-own-symbols-XXXXXX";
-    const int fd = mkstemp(path);
-    if (fd < 0) return "cannot create a temporary file for the code's symbols";
-    std::string text;
-    for (const std::string& s : defined) text += s + "\n";
-    (void)!write(fd, text.data(), text.size());
-    close(fd);
-    own_symbols_file = path;
+    own_symbols = std::move(defined);
     return "";
 }
 
@@ -709,19 +715,24 @@ namespace {
 // Regrades the INVALID checks of a code part, each time in a new runner process with `--only` (which also
 // runs the correctness checks they require, and times their references alone again), up to
 // opts.retry_invalid times. A retried check keeps its earlier attempts; the last attempt counts.
-void retry_invalid(PartResult& part, const std::vector<std::string>& argv, const GradeOptions& opts) {
+void retry_invalid(PartResult& part, const std::vector<std::string>& argv, const nlohmann::json& params,
+                   const GradeOptions& opts) {
     for (int attempt = 2; attempt <= opts.retry_invalid + 1 && part.failure.empty(); ++attempt) {
         std::string ids;
         for (const CheckResult& c : part.checks)
             if (c.status == Status::invalid) ids += (ids.empty() ? "" : ",") + c.id;
         if (ids.empty()) return;
-        std::vector<std::string> again_argv;  // the same command, with --only naming the INVALID checks
-        for (std::size_t i = 0; i < argv.size(); ++i) {
-            if (argv[i] == "--only" && i + 1 < argv.size()) ++i;
-            else again_argv.push_back(argv[i]);
+        std::vector<std::string> again_args;  // the same parameters, with --only naming the INVALID checks
+        const std::vector<std::string> args = params.at("args").get<std::vector<std::string>>();
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            if (args[i] == "--only" && i + 1 < args.size()) ++i;
+            else again_args.push_back(args[i]);
         }
-        again_argv.insert(again_argv.end(), {"--only", ids});
-        const PartResult again = interpret(run_child(again_argv, opts.timeout_s, opts.verbose), "code", 0, opts.timeout_s);
+        again_args.insert(again_args.end(), {"--only", ids});
+        nlohmann::json again_params = params;
+        again_params["args"] = again_args;
+        const PartResult again =
+            interpret(run_child(argv, opts.timeout_s, opts.verbose, {}, again_params.dump()), "code", 0, opts.timeout_s);
         if (again.tampered) {  // whatever wrote on the channel voids the whole part, as in the first attempt
             part.tampered = true;
             part.failure = again.failure;
@@ -812,7 +823,8 @@ LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
                            : submission ? "this build has no runner for submissions (reconfigure it)"
                                         : "no runner for the student's code";
         } else {
-            std::string tail, own_symbols;
+            std::string tail;
+            std::vector<std::string> own_symbols;
             double build_seconds = 0;
             part.failure = build(build_cmd, lab.build_dir, label, opts, tail, &build_seconds);
             if (part.failure.empty() && opts.build) {
@@ -828,22 +840,32 @@ LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
             if (part.failure.empty())
                 part.failure = check_code_policy(lab, objects, own_symbols);
             if (part.failure.empty()) {
-                std::vector<std::string> argv = runner;
-                argv.insert(argv.end(), {"--report-fd", "3", "--seed", std::to_string(opts.seed)});
-                if (!opts.ceilings_file.empty()) argv.insert(argv.end(), {"--ceilings", opts.ceilings_file});
-                if (!own_symbols.empty()) argv.insert(argv.end(), {"--own-symbols", own_symbols});
-                if (!opts.only_checks.empty()) argv.insert(argv.end(), {"--only", opts.only_checks});
+                // The runner's command line is its program alone: the seed, the checks, the ceilings and the
+                // graded code's own symbols reach it on the key pipe, before the graded code is loaded.
+                const std::vector<std::string> argv = runner;
+                std::vector<std::string> args = {"--report-fd", "3", "--seed", std::to_string(opts.seed)};
+                if (!opts.only_checks.empty()) args.insert(args.end(), {"--only", opts.only_checks});
+                nlohmann::json params = {{"args", args}, {"own_symbols", own_symbols}};
+                if (!opts.ceilings_file.empty()) {
+                    std::ifstream f(opts.ceilings_file);
+                    try {
+                        const nlohmann::json j = nlohmann::json::parse(f);
+                        params["ceilings"] = j.contains("ceilings") ? j["ceilings"] : j;
+                    } catch (const std::exception&) {
+                    }
+                }
+                if (!opts.hidden_paths.empty()) params["hidden"] = opts.hidden_paths;
                 // On a terminal, one live line says which check runs and how its timing goes.
                 const bool terminal = isatty(2) != 0 && !opts.verbose;
                 const auto show = [&](const std::string& text) {
                     std::fprintf(stderr, "\033[2K\r  lab %s: %.100s", lab.id.c_str(), text.c_str());
                     std::fflush(stderr);
                 };
-                part = interpret(run_child(argv, opts.timeout_s, opts.verbose, terminal ? show : std::function<void(const std::string&)>{}),
+                part = interpret(run_child(argv, opts.timeout_s, opts.verbose,
+                                           terminal ? show : std::function<void(const std::string&)>{}, params.dump()),
                                  "code", lab.code_points, opts.timeout_s);
                 if (terminal) std::fprintf(stderr, "\033[2K\r");
-                retry_invalid(part, argv, opts);
-                std::remove(own_symbols.c_str());
+                retry_invalid(part, argv, params, opts);
             }
         }
         if (part.failure.empty() && opts.only_checks.empty()) {  // with --only, a part of the plan runs
@@ -867,6 +889,17 @@ LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
             res.device_available = part.device_available;
             res.no_device_reason = part.no_device_reason;
         }
+        res.observer = part.observer;
+        res.sandbox = part.sandbox;
+        res.sandbox_notes = part.sandbox_notes;
+        res.sandbox_ms = part.sandbox_ms;
+        if (!part.sandbox.empty() && part.sandbox != "seccomp+landlock")
+            res.warnings.push_back("the graded code ran in a weaker sandbox than the grader's (" + part.sandbox + "): " +
+                                   [&] {
+                                       std::string n;
+                                       for (const std::string& x : part.sandbox_notes) n += (n.empty() ? "" : "; ") + x;
+                                       return n.empty() ? std::string("no reason given") : n;
+                                   }());
         if (!part.failure.empty()) {
             res.failures.push_back("code: " + part.failure);
             if (!part.output_tail.empty()) res.output_tail = part.output_tail;

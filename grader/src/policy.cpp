@@ -89,6 +89,9 @@ CodePolicy default_policy() {
          "cudaGraphKernelNodeSetAttribute|cudaIpcOpenMemHandle|cudaIpcGetMemHandle|cudaDeviceEnablePeerAccess|"
          "cudaGetDriverEntryPoint|cudaGetDriverEntryPointByVersion|cudaProfilerStart|cudaProfilerStop)(_v[0-9]+|_ptsz|_ptds)?$",
          "CUDA call that changes device-wide state (it would disturb the grader's measurements)"},
+        {"^(cudaLaunchHostFunc|cudaStreamAddCallback|cudaGraphAddHostNode|cudaGraphHostNodeSetParams|"
+         "cudaGraphExecHostNodeSetParams|cudaGraphAddNode|cudaGraphNodeSetParams|cudaGraphExecNodeSetParams)(_v[0-9]+|_ptsz|_ptds)?$",
+         "a host function run by CUDA on a thread of its own (outside the sandbox's file rules): not in these labs"},
         {"^cu[A-Z]", "CUDA driver API (not part of this lab)"},
         {"^nvrtc", "NVRTC (not part of this lab)"},
         {"^(cublas|cublasLt|cudnn|cufft|cusparse|cusolver|curand[A-Z]|nccl|nvjpeg|npp)", "vendor library"},

@@ -15,6 +15,22 @@ std::optional<ChannelKey>& key_slot() noexcept {
     return key;
 }
 
+std::optional<std::string>& params_slot() {
+    static std::optional<std::string> params;
+    return params;
+}
+
+bool read_all(int fd, void* out, std::size_t n) {
+    std::size_t got = 0;
+    while (got < n) {
+        const ssize_t k = read(fd, static_cast<char*>(out) + got, n - got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        got += static_cast<std::size_t>(k);
+    }
+    return true;
+}
+
 std::uint64_t rotl(std::uint64_t x, int b) noexcept { return (x << b) | (x >> (64 - b)); }
 
 std::uint64_t load_le64(const std::uint8_t* p) noexcept {
@@ -78,16 +94,31 @@ void receive_channel_key() noexcept {
     if (fd_text == nullptr) return;
     const int fd = std::atoi(fd_text);
     ChannelKey key{};
-    std::size_t got = 0;
-    while (got < key.size()) {
-        const ssize_t k = read(fd, key.data() + got, key.size() - got);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) break;
-        got += static_cast<std::size_t>(k);
+    if (read_all(fd, key.data(), key.size())) {
+        key_slot() = key;
+        unsigned char length[4];
+        if (read_all(fd, length, sizeof length)) {
+            const std::size_t n = std::size_t(length[0]) | std::size_t(length[1]) << 8 | std::size_t(length[2]) << 16 |
+                                  std::size_t(length[3]) << 24;
+            try {
+                std::string params(n, '\0');
+                if (read_all(fd, params.data(), n)) params_slot() = std::move(params);
+            } catch (...) {
+            }
+        }
     }
     close(fd);
     unsetenv(kChannelKeyFdVariable);
-    if (got == key.size()) key_slot() = key;
+}
+
+std::optional<std::string> received_run_params() { return params_slot(); }
+
+std::string channel_handover(const ChannelKey& key, const std::string& params) {
+    std::string out(reinterpret_cast<const char*>(key.data()), key.size());
+    const auto n = static_cast<std::uint32_t>(params.size());
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((n >> (8 * i)) & 0xFF));
+    out += params;
+    return out;
 }
 
 CheckResult result_for(const CheckDecl& decl) {

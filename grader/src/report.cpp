@@ -150,18 +150,23 @@ nlohmann::json to_json(const RunReport& r) {
     for (const LabResult& l : r.labs) {
         nlohmann::json checks = nlohmann::json::array();
         for (const CheckResult& c : l.checks) checks.push_back(c);
-        labs.push_back({{"id", l.id},
-                        {"name", l.name},
-                        {"title", l.title},
-                        {"points", l.points()},
-                        {"max_points", l.max_points()},
-                        {"pending_points", l.pending_points()},
-                        {"notes", l.notes},
-                        {"failures", l.failures},
-                        {"warnings", l.warnings},
-                        {"output_tail", l.output_tail},
-                        {"seconds", l.seconds},
-                        {"checks", checks}});
+        nlohmann::json lab = {{"id", l.id},
+                              {"name", l.name},
+                              {"title", l.title},
+                              {"points", l.points()},
+                              {"max_points", l.max_points()},
+                              {"pending_points", l.pending_points()},
+                              {"notes", l.notes},
+                              {"failures", l.failures},
+                              {"warnings", l.warnings},
+                              {"output_tail", l.output_tail},
+                              {"seconds", l.seconds},
+                              {"checks", checks}};
+        // How the graded code ran (only where a code runner spoke): the observer and the sandbox.
+        if (!l.observer.empty()) lab["observer"] = l.observer;
+        if (!l.sandbox.empty())
+            lab["sandbox"] = {{"level", l.sandbox}, {"notes", l.sandbox_notes}, {"install_ms", l.sandbox_ms}};
+        labs.push_back(std::move(lab));
     }
     nlohmann::json j = {{"schema_version", kReportSchemaVersion},
             {"implementation", r.implementation},

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 #include <fstream>
 #include <map>
 #include <set>
@@ -161,6 +162,13 @@ CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx
         if (!c.skipped.empty()) {
             r.status = Status::skipped;
             r.message = c.skipped;
+            r.details = c.details;
+            return r;
+        }
+        if (!c.tampered.empty()) {
+            r.status = Status::tampered;
+            r.message = "TAMPERED: " + c.tampered;
+            r.hint = "the graded code must behave the same under a profiler or sanitizer as when it is graded";
             r.details = c.details;
             return r;
         }
@@ -402,11 +410,7 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
     ctx.seed = opts.seed;
     ctx.student = opts.student;
     ctx.course_seed = opts.course_seed;
-    if (!opts.own_symbols_file.empty()) {
-        std::ifstream f(opts.own_symbols_file);
-        for (std::string s; std::getline(f, s);)
-            if (!s.empty()) ctx.own_symbols.insert(s);
-    }
+    ctx.own_symbols = opts.own_symbols;
     ctx.ceilings = opts.ceilings.is_object() ? opts.ceilings : nlohmann::json::object();
     out.send({{"type", "hello"},
               {"protocol", kProtocolVersion},
@@ -464,11 +468,13 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
     ctx.gpu_available = no_gpu.empty();
     ctx.no_gpu_reason = no_gpu;
     ctx.given_kernels = lab.given_kernel_patterns();
-    // The observer records from here on, before the first check (so before any call of the graded code).
-    std::string observer = "no CUDA device";
-    if (ctx.gpu_available && gpu.observe) observer = gpu.observe(ctx.own_symbols);
-    out.send({{"type", "device"}, {"available", ctx.gpu_available}, {"reason", no_gpu},
-              {"observer", observer.empty() ? "cupti" : observer}});
+    // The observer has recorded since before the graded code was loaded (GpuHooks::prepare).
+    const std::string observer = !ctx.gpu_available ? "no CUDA device"
+                                 : opts.prepared.observer.empty() ? "cupti" : opts.prepared.observer;
+    out.send({{"type", "device"}, {"available", ctx.gpu_available}, {"reason", no_gpu}, {"observer", observer},
+              {"sandbox", opts.prepared.sandbox}, {"sandbox_notes", opts.prepared.sandbox_notes},
+              {"sandbox_ms", opts.prepared.sandbox_ms}});
+    if (!opts.prepared.error.empty()) out.send({{"type", "warning"}, {"message", opts.prepared.error}});
     // Before any check (so before the graded code's first call): is the GPU ours, and how fast do the
     // references run alone? Only the references of the performance checks that will run are timed.
     if (ctx.gpu_available) {
@@ -539,6 +545,7 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
 }
 
 int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&), const GpuHooks& gpu) {
+    // (register_fn is null for a code runner whose checks come with the graded module: GpuHooks::prepare loads it.)
     CLI::App app{"Lab runner: grades one half of one lab and reports over the grader's line protocol. "
                  "Started by `grader`; run it by hand only to debug a check."};
     RunnerOptions opts;
@@ -563,12 +570,58 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
     app.add_option("--which-keys", which_keys,
                    "Print which numeric questions each of these numbers (comma-separated) answers, and stop (the "
                    "grader's calculator uses it to leave graded answers out of its output)");
+    // A runner the grader starts has nothing on its command line: its parameters came on the key pipe, before
+    // any of the graded code was loaded (protocol.hpp). A runner started by hand takes them as options.
+    nlohmann::json params;
     try {
-        app.parse(argc, argv);
+        if (const std::optional<std::string> text = received_run_params(); text && !text->empty()) {
+            params = nlohmann::json::parse(*text);
+            if (argc > 1) {
+                std::fprintf(stderr, "runner: parameters came on the key pipe; the command line must be empty\n");
+                return 2;
+            }
+            std::vector<std::string> args = params.value("args", std::vector<std::string>{});
+            std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
+            app.parse(args);
+            if (params.contains("ceilings")) opts.ceilings = params["ceilings"];
+            for (const std::string& s : params.value("own_symbols", std::vector<std::string>{})) opts.own_symbols.insert(s);
+            opts.hidden = params.value("hidden", std::vector<std::string>{});
+            opts.scratch = params.value("scratch", "");
+        } else {
+            app.parse(argc, argv);
+        }
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "runner: unreadable parameters on the key pipe: %s\n", e.what());
+        return 2;
     }
+    if (!opts.own_symbols_file.empty()) {
+        std::ifstream f(opts.own_symbols_file);
+        for (std::string s; std::getline(f, s);)
+            if (!s.empty()) opts.own_symbols.insert(s);
+    }
+    if (!ceilings_file.empty()) {
+        try {
+            std::ifstream f(ceilings_file);
+            const nlohmann::json j = nlohmann::json::parse(f);
+            opts.ceilings = j.contains("ceilings") ? j["ceilings"] : j;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "runner: unreadable ceilings %s: %s\n", ceilings_file.c_str(), e.what());
+            return 2;
+        }
+    }
+    // The code runner's sandbox, observer and graded code, in that order (GpuHooks::prepare).
+    if (gpu.prepare) {
+        opts.prepared = gpu.prepare(opts);
+        if (!opts.prepared.error.empty()) {
+            std::fprintf(stderr, "runner: %s\n", opts.prepared.error.c_str());
+            if (!profile_target.empty()) return 3;
+        }
+    }
+    if (register_fn == nullptr && opts.prepared.register_checks) register_fn = opts.prepared.register_checks;
     if (!profile_target.empty()) {  // alone, under a profiler: no report channel, no checks
+        if (register_fn == nullptr) return 3;
         Lab lab(opts.seed);
         register_fn(lab);
         const auto it = lab.profile_targets().find(profile_target);
@@ -576,11 +629,21 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
             std::fprintf(stderr, "runner: no profile target '%s'\n", profile_target.c_str());
             return 2;
         }
+        if (gpu.profile_begins) gpu.profile_begins();
         try {
             it->second();
         } catch (const std::exception& ex) {
             std::fprintf(stderr, "runner: profile target '%s' failed: %s\n", profile_target.c_str(), ex.what());
             return 1;
+        }
+        // What it launched, for the check that compares it with the graded run: authenticated, since the graded
+        // code prints on the same stdout (the launcher that started this run has the key and checks the line).
+        if (gpu.profile_launches) {
+            const std::string json = gpu.profile_launches().dump();
+            const std::optional<ChannelKey> key = received_channel_key();
+            std::fflush(stdout);
+            std::printf("\nLABS-LAUNCHES %s %s\n", key ? line_mac(*key, 0, json).c_str() : "0000000000000000", json.c_str());
+            std::fflush(stdout);
         }
         return 0;
     }
@@ -613,15 +676,15 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
         return 0;
     }
     try {
-        if (!ceilings_file.empty()) {
-            std::ifstream f(ceilings_file);
-            const nlohmann::json j = nlohmann::json::parse(f);
-            opts.ceilings = j.contains("ceilings") ? j["ceilings"] : j;
-        }
+        if (register_fn == nullptr)
+            throw std::runtime_error(opts.prepared.error.empty() ? "the graded code could not be loaded" : opts.prepared.error);
         Lab lab(opts.seed);
         register_fn(lab);
         return run_lab(lab, opts, gpu, emitter);
     } catch (const std::exception& e) {
+        // (A runner says hello before anything else, even when it cannot go on.)
+        emitter.send({{"type", "hello"}, {"protocol", kProtocolVersion}, {"mode", mode == RunnerMode::answers ? "answers" : "code"},
+                      {"seed", opts.seed}});
         emitter.send({{"type", "fatal"}, {"reason", std::string("runner failed: ") + e.what()}});
         return 3;
     }

@@ -1,15 +1,98 @@
 // main() of a lab's code runner: correctness and performance checks on the GPU.
+//
+// The runner is the grader's: its program holds none of the graded code. The order of its start is the
+// integrity argument (docs/grading.md, "The threat model"):
+//   1. its parameters and channel key arrive on the key pipe (an early constructor, protocol.cpp);
+//   2. the tool launcher is forked, while the process has one thread (grader/launcher.hpp);
+//   3. CUDA and the grader's observer (CUPTI), so that every kernel, copy, allocation and module load of the
+//      graded code is recorded from its very first instruction;
+//   4. Landlock (the course, the build tree and the grader's files unreadable, one scratch folder writable) and
+//      seccomp (no other process, no exec, no socket: on every thread);
+//   5. only then is the graded module (the student's file, the lab's given code and checks) loaded: its static
+//      initialisers run inside the sandbox, watched.
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
 
 #include "grader/gpu_checks.hpp"
+#include "grader/launcher.hpp"
 #include "grader/observer.hpp"
 #include "grader/runner.hpp"
+#include "grader/sandbox.hpp"
 #include "labs/cuda_check.hpp"
 #include "labs/device.hpp"
 #include "labs/timing.hpp"
 
+namespace {
+
+using gpulab::grader::Prepared;
+using gpulab::grader::RunnerOptions;
+
+// The graded module lies beside the runner: lab00_checks_solution → lab00_checks_solution.graded.so.
+std::string module_path() {
+    std::error_code ec;
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    return ec ? std::string() : self + ".graded.so";
+}
+
+std::string g_made_scratch;  // the scratch folder this runner made (and removes when it ends)
+
+Prepared prepare(const RunnerOptions& opts) {
+    Prepared p;
+    std::string scratch = opts.scratch;
+    if (scratch.empty()) {
+        char dir[] = "/tmp/labs-scratch-XXXXXX";
+        if (const char* d = mkdtemp(dir)) scratch = g_made_scratch = d;
+    }
+    if (!scratch.empty()) setenv("TMPDIR", scratch.c_str(), 1);  // where the lab's own temporary files go
+    const std::string module = module_path();
+
+    // CUDA, then the observer: it records from before the graded code's first instruction.
+    const gpulab::DeviceProbe probe = gpulab::probe_device();
+    gpulab::grader::Observer& observer = gpulab::grader::Observer::instance();
+    observer.set_own_symbols(opts.own_symbols);
+    p.observer = probe.available() ? observer.start() : "no CUDA device: " + probe.reason;
+
+    // Then the sandbox. Landlock holds for this thread and every thread it starts from now on: the graded code's
+    // (the threads CUDA and CUPTI started already run only their own code — the calls that would run the graded
+    // code's on them, host functions enqueued on a stream, are denied by the code policy). seccomp holds for all.
+    gpulab::grader::SandboxOptions files;
+    files.hidden = {LABS_SOURCE_DIR, LABS_BUILD_DIR, "/proc"};
+    files.hidden.insert(files.hidden.end(), opts.hidden.begin(), opts.hidden.end());
+    // Of the course, only the module and the public data; of /proc, this process and what the driver reads.
+    files.readable = {module,        std::string(LABS_SOURCE_DIR) + "/datasets", "/proc/self", "/proc/driver",
+                      "/proc/sys",   "/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/proc/filesystems",
+                      "/proc/devices"};
+    files.scratch = scratch;
+    const auto t0 = std::chrono::steady_clock::now();
+    const gpulab::grader::SandboxReport report = gpulab::grader::install_sandbox(files);
+    p.sandbox_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    p.sandbox = report.level();
+    p.sandbox_notes = report.notes;
+
+    void* handle = dlopen(module.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+        const char* why = dlerror();
+        p.error = "the graded code could not be loaded: " + std::string(why ? why : module);
+        return p;
+    }
+    // void register_checks(gpulab::grader::Lab&), as checks.cu defines it.
+    p.register_checks = reinterpret_cast<void (*)(gpulab::grader::Lab&)>(
+        dlsym(handle, "_Z15register_checksRN6gpulab6grader3LabE"));
+    if (p.register_checks == nullptr) p.error = "the graded module defines no register_checks(): " + module;
+    return p;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+    gpulab::grader::ToolLauncher::start();
     gpulab::grader::GpuHooks gpu;
+    gpu.prepare = &prepare;
     gpu.probe = []() -> std::string {
         const gpulab::DeviceProbe p = gpulab::probe_device();
         return p.available() ? std::string() : p.reason;
@@ -24,10 +107,12 @@ int main(int argc, char** argv) {
     gpu.start_checks = &gpulab::grader::gpu_start_checks;
     gpu.tenants = &gpulab::grader::gpu_tenants;
     gpu.clock_events = &gpulab::grader::gpu_clock_events;
-    gpu.observe = [](const std::set<std::string>& own) {
-        gpulab::grader::Observer& o = gpulab::grader::Observer::instance();
-        o.set_own_symbols(own);
-        return o.start();
+    gpu.profile_begins = [] { gpulab::grader::log_launches(true); };
+    gpu.profile_launches = [] {
+        nlohmann::json out = nlohmann::json::array();
+        for (const gpulab::grader::LoggedLaunch& l : gpulab::grader::logged_launches())
+            out.push_back({{"name", l.name}, {"grid", l.grid}, {"block", l.block}, {"dynamic_smem", l.dynamic_smem}});
+        return out;
     };
     gpu.check_begins = [] {
         gpulab::grader::Observer& o = gpulab::grader::Observer::instance();
@@ -38,5 +123,8 @@ int main(int argc, char** argv) {
             sink("timing " + label + " (" + std::to_string(reps) + "/" + std::to_string(max_reps) + " samples)");
         });
     };
-    return gpulab::grader::runner_main(argc, argv, gpulab::grader::RunnerMode::code, &register_checks, gpu);
+    const int rc = gpulab::grader::runner_main(argc, argv, gpulab::grader::RunnerMode::code, nullptr, gpu);
+    std::error_code ec;
+    if (!g_made_scratch.empty()) std::filesystem::remove_all(g_made_scratch, ec);
+    return rc;
 }

@@ -219,6 +219,7 @@ Lab perf_lab(std::vector<std::string> invalid, bool compare = true, int* referen
         PerfResult r;
         r.ratio = 3.0;
         r.message = "measured";
+        r.floor.max_ratio = 100;  // every performance check declares a floor
         r.invalid = invalid;
         r.reference_compared = compare && ctx.current_reference().median_ms == 2.0;
         return r;
@@ -386,4 +387,38 @@ TEST_CASE("A profile target is declared once, by a name", "[runner][profile]") {
     CHECK(runs == 1);
     CHECK_THROWS_AS(lab.profile_target("transposes", [] {}), std::logic_error);
     CHECK_THROWS_AS(lab.profile_target("", [] {}), std::logic_error);
+}
+
+TEST_CASE("A performance check that declares no plausibility floor is a lab definition error", "[runner][plausibility]") {
+    Lab lab;
+    lab.reference("ref", [](Context&) { return ReferenceTiming{"the reference", 2.0, {}, ""}; });
+    const PerfSpec spec{.requires_check = "", .pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .reference = "ref"};
+    lab.performance("perf.x", "x fast", 4, spec, [](Context&) {
+        PerfResult r;
+        r.ratio = 3.0;
+        r.reference_compared = true;
+        return r;
+    });
+    const auto r = run_code(lab, pretend_gpu());
+    CHECK(r.at("perf.x")["status"] == "error");
+    CHECK(r.at("perf.x")["message"].get<std::string>().find("plausibility floor") != std::string::npos);
+}
+
+TEST_CASE("A ratio past its declared bound is SUSPICIOUS, with the bound named", "[runner][plausibility]") {
+    Lab lab;
+    lab.reference("ref", [](Context&) { return ReferenceTiming{"the reference", 2.0, {}, ""}; });
+    const PerfSpec spec{.requires_check = "", .pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .reference = "ref"};
+    lab.performance("perf.x", "x fast", 4, spec, [](Context&) {
+        PerfResult r;
+        r.ratio = 3.0;
+        r.time_ms = 1.0;
+        r.floor.max_ratio = 2.5;
+        r.floor.max_what = "no pipeline beats its own lower bound";
+        r.reference_compared = true;
+        return r;
+    });
+    const auto r = run_code(lab, pretend_gpu());
+    CHECK(r.at("perf.x")["status"] == "suspicious");
+    CHECK(r.at("perf.x")["points"] == 0);
+    CHECK(r.at("perf.x")["message"].get<std::string>().find("lower bound") != std::string::npos);
 }

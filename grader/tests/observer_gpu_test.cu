@@ -186,10 +186,12 @@ TEST_CASE("Graph launches, updates and the kernels of the instance are observed"
 TEST_CASE("The enqueue hook puts the grader's delay on the stream the graded work really uses", "[observer]") {
     Observer& o = started();
     std::atomic<int> hooked{0};
-    o.set_enqueue_hook([&](cudaStream_t stream, const char*) {
-        ++hooked;
-        observer_test_spin<<<1, 1, 0, stream>>>(200000);  // about 0.1 ms ahead of the graded operation
-    });
+    o.set_enqueue_hook(
+        [&](cudaStream_t stream, const char*) {
+            ++hooked;
+            observer_test_spin<<<1, 1, 0, stream>>>(200000);  // about 0.1 ms ahead of the graded operation
+        },
+        {"_Z18observer_test_spinx"});
     float* d = nullptr;
     CUDA_CHECK(cudaMalloc(&d, 4096));
     cudaStream_t s;
@@ -250,4 +252,42 @@ TEST_CASE("Graded work overlapping the grader's is judged as work left running",
     CHECK(r.invalid[0].find("left work running") != std::string::npos);
     CUDA_CHECK(cudaStreamDestroy(mine));
     CUDA_CHECK(cudaStreamDestroy(theirs));
+}
+
+TEST_CASE("In lean mode kernels are still recorded and told apart by name, and a graph is one record", "[observer]") {
+    Observer& o = started();
+    float* d = nullptr;
+    CUDA_CHECK(cudaMalloc(&d, 4096));
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    cudaGraph_t g = nullptr;
+    cudaGraphExec_t e = nullptr;
+    CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    observer_test_touch<<<1, 32, 0, s>>>(d, 32);
+    observer_test_touch<<<1, 32, 0, s>>>(d, 32);
+    CUDA_CHECK(cudaStreamEndCapture(s, &g));
+    CUDA_CHECK(cudaGraphInstantiate(&e, g, 0));
+    o.add_grader_kernels({"_Z18observer_test_spinx"});  // "the reference's kernel"
+    Window w;
+    o.set_lean(true);
+    observer_test_spin<<<1, 1, 0, s>>>(1000);  // the grader's
+    {
+        GradedCall graded;
+        observer_test_touch<<<1, 32, 0, s>>>(d, 32);
+        CUDA_CHECK(cudaGraphLaunch(e, s));
+    }
+    o.set_lean(false);
+    const Observation seen = w.close();
+    REQUIRE(seen.kernels.size() == 3);  // the spin, the touch, the graph as a whole
+    std::size_t graded = 0, graphs = 0;
+    for (const ObservedKernel& k : seen.kernels) {
+        graded += k.graded ? 1 : 0;
+        graphs += k.whole_graph ? 1 : 0;
+    }
+    CHECK(graded == 2);
+    CHECK(graphs == 1);
+    CUDA_CHECK(cudaGraphExecDestroy(e));
+    CUDA_CHECK(cudaGraphDestroy(g));
+    CUDA_CHECK(cudaStreamDestroy(s));
+    CUDA_CHECK(cudaFree(d));
 }

@@ -376,3 +376,27 @@ TEST_CASE("A grader stopped by a signal leaves no lab process running", "[orches
         std::filesystem::remove_all(dir);
     }
 }
+
+TEST_CASE("A code runner finds no secret on its command line or in its environment: its seed came on the key pipe",
+          "[orchestrator][sandbox]") {
+    GradeOptions o;
+    o.answers = false;
+    o.build = false;
+    o.timeout_s = 10;
+    o.seed = 987654321;
+    const LabResult r = grade_lab(fake_lab("face"), o);
+    INFO(::Catch::Detail::stringify(r.failures));
+    REQUIRE(r.failures.empty());
+    std::string cmdline, environ_text, seed;
+    for (const std::string& w : r.warnings) {
+        if (w.rfind("cmdline=", 0) == 0) cmdline = w;
+        if (w.rfind("environ=", 0) == 0) environ_text = w;
+        if (w.rfind("params_seed=", 0) == 0) seed = w.substr(12);
+    }
+    REQUIRE_FALSE(cmdline.empty());
+    CHECK_FALSE(contains(cmdline, "987654321"));
+    CHECK_FALSE(contains(cmdline, "--seed"));
+    CHECK_FALSE(contains(environ_text, "987654321"));
+    CHECK_FALSE(contains(environ_text, "LABS_CHANNEL_KEY_FD"));  // read and removed before main
+    CHECK(seed == "987654321");
+}

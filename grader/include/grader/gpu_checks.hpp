@@ -381,9 +381,39 @@ struct NcuProfile {
 [[nodiscard]] NcuProfile ncu_profile(const std::string& target, const std::vector<std::string>& metrics,
                                      int timeout_s = 60);
 
+/** @brief A kernel launch as a tool run logged it (the runner's own record of the launch calls: CUPTI belongs to
+ *  the tool there). */
+struct LoggedLaunch {
+    std::string name;                       ///< mangled
+    std::uint32_t grid[3] = {0, 0, 0};      ///< grid of the launch
+    std::uint32_t block[3] = {0, 0, 0};     ///< block of the launch
+    std::size_t dynamic_smem = 0;           ///< dynamic shared memory per block, bytes
+};
+
+/**
+ * @brief One face for every tool: the kernels a profiler run of a target saw (names, grids, blocks, shared memory,
+ * from the launch metrics ncu_profile() always asks for) against the kernels the observer saw when the same target
+ * ran as graded code in this process. "" when they match one for one, in order; else what differs ("under the
+ * profiler: 3 kernels; in the graded run: 4", "kernel 2 (transpose_padded): 4096 blocks under the profiler, 8192 in
+ * the graded run"). A check that grades counters must require it: code that behaves differently under a tool
+ * than when graded is caught here.
+ * @param profiled the profiler's kernels, in launch order @param graded what the observer saw of the graded run
+ */
+[[nodiscard]] std::string tool_face_mismatch(const std::vector<NcuKernel>& profiled, const Observation& graded);
+/** @brief The same for a sanitizer run: its logged launches (SanitizerRun::launches) against the graded run's
+ *  kernels. @param logged the tool run's launches @param graded what the observer saw of the graded run */
+[[nodiscard]] std::string tool_face_mismatch(const std::vector<LoggedLaunch>& logged, const Observation& graded);
+
+/** @brief Starts or stops the runner's own log of launch calls (a tool run's, where CUPTI is the tool's). */
+void log_launches(bool on);
+/** @brief The launches logged so far, in order. */
+[[nodiscard]] std::vector<LoggedLaunch> logged_launches();
+
 /** @brief What sanitize() found. */
 struct SanitizerRun {
     std::string skipped;        ///< why the tool could not run here ("" when it ran)
+    std::vector<LoggedLaunch> launches;  ///< the kernels the target launched under the tool, in order (authenticated)
+    bool launches_forged = false;        ///< its output carried a launch log without the run's MAC
     bool clean = false;         ///< it ran to the end and reported no error
     int errors = 0;             ///< errors (hazards) its summary counts
     std::string first_report;   ///< the first error it reported, a few lines

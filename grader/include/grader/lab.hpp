@@ -158,6 +158,9 @@ struct CorrectnessResult {
     /// Non-empty: the check could not run here (a profiler missing or not permitted): SKIPPED with this
     /// reason, its points pending; `passed` is ignored.
     std::string skipped;
+    /// Non-empty: the graded code behaved differently under a tool than when graded (tool_face_mismatch()):
+    /// TAMPERED with this reason, 0 points; `passed` is ignored.
+    std::string tampered;
 };
 
 /** @brief Bars of a performance check: ratios, higher is better. */
@@ -185,6 +188,7 @@ struct Floor {
     std::string min_what;        ///< what min_ms is, for the message
     double max_ratio = 0;        ///< the graded ratio cannot exceed this (0: no such bound)
     std::string max_what;        ///< why, for the message ("the pipeline cannot beat its own lower bound")
+    /** @brief Whether anything is declared. */
     [[nodiscard]] bool declared() const noexcept {
         return bytes > 0 || flops > 0 || host_bytes > 0 || min_ms > 0 || max_ratio > 0;
     }

@@ -57,17 +57,19 @@ enum class MemoryKind {
 struct ObservedKernel {
     std::string name;            ///< mangled, as the device knows it
     std::uint32_t stream = 0;    ///< CUPTI's stream id (Observer::stream_id() maps a cudaStream_t to it)
-    std::uint32_t grid[3] = {0, 0, 0};
-    std::uint32_t block[3] = {0, 0, 0};
+    std::uint32_t grid[3] = {0, 0, 0};   ///< grid of the launch
+    std::uint32_t block[3] = {0, 0, 0};  ///< block of the launch
     std::int32_t static_smem = 0;   ///< static shared memory per block, bytes
     std::int32_t dynamic_smem = 0;  ///< dynamic shared memory per block, bytes
     std::uint32_t registers = 0;    ///< registers per thread
-    std::uint64_t start = 0, end = 0;  ///< CUPTI timestamps, ns
+    std::uint64_t start = 0;        ///< when it started (CUPTI timestamp, ns)
+    std::uint64_t end = 0;          ///< when it ended
     std::uint32_t graph = 0;        ///< CUPTI id of the executable graph it ran in (0: launched directly)
     std::uint64_t graph_node = 0;   ///< its node in that graph
     std::uint32_t correlation = 0;  ///< the call that launched it (or the graph launch)
     bool graded = false;            ///< launched by the graded code (its call, or the graph launch, was)
     bool own = false;               ///< defined by the graded code's own objects (Observer::set_own_symbols)
+    bool whole_graph = false;       ///< a whole graph launch, recorded in lean mode (no name: its nodes untraced)
     std::string launched_from;      ///< the image whose code made the launch call ("" when not known)
     /** @brief Threads in the grid. */
     [[nodiscard]] std::uint64_t threads() const noexcept;
@@ -76,35 +78,44 @@ struct ObservedKernel {
 };
 
 /** @brief Direction of a copy. */
-enum class CopyKind { h2d, d2h, d2d, h2h, p2p, other };
+enum class CopyKind {
+    h2d,    ///< host to device
+    d2h,    ///< device to host
+    d2d,    ///< device to device
+    h2h,    ///< host to host
+    p2p,    ///< between devices
+    other,  ///< anything else (a memset)
+};
 /** @brief "h2d", "d2h", ... */
 [[nodiscard]] const char* to_string(CopyKind k) noexcept;
 
-/** @brief One copy (or memset, with kind other and is_memset) that ran. */
+/** @brief One copy (or memset: kind other, is_memset) that ran. */
 struct ObservedCopy {
-    CopyKind kind = CopyKind::other;
-    bool is_memset = false;
-    bool pageable_host = false;    ///< its host side is pageable memory (staged by the driver)
-    std::uint64_t bytes = 0;
-    std::uint32_t stream = 0;
-    std::uint64_t start = 0, end = 0;
-    std::uint32_t graph = 0;
-    std::uint32_t correlation = 0;
-    bool graded = false;
+    CopyKind kind = CopyKind::other;  ///< its direction
+    bool is_memset = false;           ///< a memset, not a copy
+    bool pageable_host = false;       ///< its host side is pageable memory (staged by the driver)
+    std::uint64_t bytes = 0;          ///< bytes copied or set
+    std::uint32_t stream = 0;         ///< CUPTI's stream id
+    std::uint64_t start = 0;          ///< when it started (CUPTI timestamp, ns)
+    std::uint64_t end = 0;            ///< when it ended
+    std::uint32_t graph = 0;          ///< the executable graph it ran in (0: none)
+    std::uint32_t correlation = 0;    ///< the call that issued it
+    bool graded = false;              ///< issued by the graded code
+    /** @brief Duration, ms. */
     [[nodiscard]] double ms() const noexcept { return double(end - start) * 1e-6; }
 };
 
 /** @brief One allocation (or its release), of any kind. */
 struct ObservedAllocation {
-    MemoryKind kind = MemoryKind::other;
-    std::uint64_t address = 0;
-    std::uint64_t bytes = 0;
+    MemoryKind kind = MemoryKind::other;  ///< where it lives
+    std::uint64_t address = 0;            ///< its address
+    std::uint64_t bytes = 0;              ///< its size
     std::uint64_t at = 0;          ///< when it was made
     std::uint64_t released_at = 0; ///< when it was released (0: still held)
     bool pool = false;             ///< from a memory pool (cudaMallocAsync, graph memory nodes)
     bool graded = false;           ///< made by the graded code (its call, or a graph it launched)
     std::string name;              ///< a static variable's name, when CUPTI gives one
-    std::uint32_t correlation = 0;
+    std::uint32_t correlation = 0;  ///< the call that made it
 };
 
 /** @brief A runtime or driver call the observer watches (launches, graphs, streams, allocations, state). */
@@ -114,18 +125,18 @@ struct ObservedCall {
     std::uint64_t at = 0;           ///< when it was entered
     std::uint64_t thread = 0;       ///< the calling thread (pthread id)
     bool graded = false;            ///< made by the graded code
-    std::uint32_t correlation = 0;
+    std::uint32_t correlation = 0;  ///< CUPTI's id of the call (its work carries it)
     cudaStream_t stream = nullptr;  ///< its stream argument, where it has one
-    bool has_stream = false;
+    bool has_stream = false;        ///< it has a stream argument
     std::uint32_t graph_exec = 0;   ///< CUPTI id of the executable graph it names (launch, update, set-params)
     int result = 0;                 ///< its return code (cudaError_t / CUresult)
 };
 
 /** @brief A module (cubin) the driver loaded. */
 struct ObservedModule {
-    std::uint32_t id = 0;
-    std::uint64_t at = 0;
-    std::size_t cubin_bytes = 0;
+    std::uint32_t id = 0;             ///< CUPTI's module id
+    std::uint64_t at = 0;             ///< when it was loaded
+    std::size_t cubin_bytes = 0;      ///< the size of its cubin
     std::vector<std::string> functions;                          ///< its kernels (mangled)
     std::vector<std::pair<std::string, std::uint64_t>> globals;  ///< its `__device__` variables, bytes
     std::uint64_t global_bytes = 0;                              ///< .nv.global* sections together
@@ -134,13 +145,15 @@ struct ObservedModule {
 
 /** @brief What ran between a Window's opening and its closing. */
 struct Observation {
-    std::uint64_t begin = 0, end = 0;             ///< the window, CUPTI ns
+    std::uint64_t begin = 0;                      ///< the window's start, CUPTI ns
+    std::uint64_t end = 0;                        ///< its end
     std::vector<ObservedKernel> kernels;          ///< in start order
     std::vector<ObservedCopy> copies;             ///< copies and memsets, in start order
     std::vector<ObservedAllocation> allocations;  ///< made inside the window (released or not)
     std::vector<ObservedCall> calls;              ///< watched calls made inside the window
     std::vector<ObservedModule> modules;          ///< loaded inside the window
-    std::size_t threads_at_begin = 0, threads_at_end = 0;  ///< threads of the process (0: unknown)
+    std::size_t threads_at_begin = 0;             ///< threads of the process when it opened (0: unknown)
+    std::size_t threads_at_end = 0;               ///< and when it closed
 
     /** @brief The kernels the graded code launched. */
     [[nodiscard]] std::vector<ObservedKernel> graded_kernels() const;
@@ -158,10 +171,11 @@ struct Observation {
     /** @brief Bytes the graded code allocated inside the window and still held at its end, and the most it held
      *  at once inside it (allocations made before the window not counted), by kind. */
     struct Held {
-        std::uint64_t at_end = 0;
-        std::uint64_t peak = 0;
-        std::map<std::string, std::uint64_t> peak_by_kind;
+        std::uint64_t at_end = 0;                          ///< still held when the window closed
+        std::uint64_t peak = 0;                            ///< the most held at once
+        std::map<std::string, std::uint64_t> peak_by_kind; ///< the most of each kind
     };
+    /** @brief See Held. */
     [[nodiscard]] Held graded_memory() const;
     /** @brief A compact summary for a check's details: counts, kernel names, streams. */
     [[nodiscard]] nlohmann::json summary() const;
@@ -213,9 +227,22 @@ public:
     /**
      * @brief Called at the entry of each copy, memset or kernel launch the graded code enqueues, before it is
      * enqueued, with its stream: the grader's chaos (a delay on that very stream) goes there. The hook may
-     * enqueue work of its own (the observer does not see it as the graded code's). Empty: none.
+     * enqueue work of its own: name its kernels in @p hook_kernels (mangled), so that they are told from the
+     * graded code's (CUPTI gives them the graded call's correlation). Empty: none.
      */
-    void set_enqueue_hook(std::function<void(cudaStream_t stream, const char* call)> hook);
+    void set_enqueue_hook(std::function<void(cudaStream_t stream, const char* call)> hook,
+                          const std::set<std::string>& hook_kernels = {});
+    /** @brief Kernels the grader launches in a lean window (its references'): work no call record names is told
+     *  by its name there. @param mangled their names */
+    void add_grader_kernels(const std::set<std::string>& mangled);
+    /**
+     * @brief Lean mode, for timed loops: the launch, copy and memset calls are not watched one by one (what they
+     * cost would be timed) and a graph launch is one record, not one per node; kernels are still recorded, told
+     * apart by name (the graded code's own, the kit's, add_grader_kernels(), else the graded code's). Off by default.
+     */
+    void set_lean(bool lean);
+    /** @brief Whether lean mode is on. */
+    [[nodiscard]] bool lean() const noexcept;
 
     /// @cond INTERNAL
     struct State;

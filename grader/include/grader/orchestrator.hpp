@@ -86,9 +86,12 @@ struct ChildOutcome {
  * @param echo     also copy the child's stdout/stderr to ours (--verbose)
  * @param on_progress told the text of each `progress` message as it arrives (for a live display; the
  *                 messages are authenticated with the others once the child is done)
+ * @param params   the run's parameters (a JSON object's text) handed over after the key, on the same pipe: what a
+ *                 code runner must not find on its command line or in its environment (protocol.hpp)
  */
 [[nodiscard]] ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, bool echo = false,
-                                     const std::function<void(const std::string&)>& on_progress = {});
+                                     const std::function<void(const std::string&)>& on_progress = {},
+                                     const std::string& params = "");
 
 /**
  * @brief Makes SIGINT and SIGTERM stop the children run_child() is running (each one's whole process group:
@@ -113,6 +116,10 @@ struct PartResult {
     std::string output_tail;            ///< the child's last output lines when it failed
     std::optional<bool> device_available;  ///< the code runner's "device" message: it found a CUDA device
     std::string no_device_reason;          ///< why not, when it did not
+    std::string observer;                  ///< "cupti" when the grader's observer recorded, else why not
+    std::string sandbox;                   ///< the sandbox that held: "seccomp+landlock", "seccomp only", ...
+    std::vector<std::string> sandbox_notes;  ///< why a part of it did not hold
+    double sandbox_ms = 0;                   ///< what installing it took
 };
 
 /**
@@ -148,6 +155,9 @@ struct GradeOptions {
     std::string only_checks;             ///< grade only these checks: ids or globs, comma-separated ("" : all)
     std::string student;                 ///< student id: per-student exercise cases ("" : the stated cases)
     std::uint64_t course_seed = 0;       ///< the course's seed, which draws each student's cases
+    /// Folders the graded code may not read besides the course's and the build tree (the runner hides those
+    /// itself): a class's submissions and gradebook, a submission's own copy.
+    std::vector<std::string> hidden_paths;
 };
 
 /** @brief Everything graded for one lab. */
@@ -162,6 +172,10 @@ struct LabResult {
     /// Whether the code runner found a CUDA device (its "device" message); empty when no code runner spoke.
     std::optional<bool> device_available;
     std::string no_device_reason;        ///< why not, when it did not
+    std::string observer;                ///< the code runner's observer: "cupti", or why it did not record
+    std::string sandbox;                 ///< the sandbox the graded code ran in ("seccomp+landlock", ..., "none")
+    std::vector<std::string> sandbox_notes;  ///< why a part of it did not hold
+    double sandbox_ms = 0;                   ///< what installing it took
     std::string output_tail;             ///< output of a failed child, for diagnosis
     double seconds = 0;                  ///< time spent on this lab
 

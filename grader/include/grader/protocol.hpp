@@ -10,9 +10,10 @@
  *
  * Every line is authenticated: `<16 hex digits> <json>`, the digits being SipHash-2-4 of the line's
  * sequence number and its JSON under a key the grader made for this one process. The grader hands the
- * key over on a pipe (the descriptor named by $LABS_CHANNEL_KEY_FD); the runner reads it and closes the
- * pipe in a constructor that runs before any other static initialiser of the program — before any of
- * the student's code. A line whose digits do not match (forged, replayed, reordered), or messages out
+ * key over on a pipe (the descriptor named by $LABS_CHANNEL_KEY_FD), followed by the run's parameters (seed,
+ * checks, ceilings, the graded code's own symbols, the scratch folder: nothing secret is on the command line or
+ * in the environment); the runner reads both and closes the pipe in a constructor that runs before any other
+ * static initialiser of the program, and loads the graded code only afterwards. A line whose digits do not match (forged, replayed, reordered), or messages out
  * of order, make the part TAMPERED.
  */
 #pragma once
@@ -33,8 +34,9 @@
 namespace gpulab::grader {
 
 /** @brief Version of the line protocol between grader and runners (2: authenticated lines; 3: the code runner
- *  says whether it found a CUDA device, in a "device" message after its plan). */
-inline constexpr int kProtocolVersion = 3;
+ *  says whether it found a CUDA device, in a "device" message after its plan; 4: its parameters come on the key
+ *  pipe, and "device" says whether the observer records and which sandbox holds). */
+inline constexpr int kProtocolVersion = 4;
 
 /** @brief A channel key: 128 bits, fresh for every runner process. */
 using ChannelKey = std::array<std::uint8_t, 16>;
@@ -54,10 +56,19 @@ inline constexpr const char* kChannelKeyFdVariable = "LABS_CHANNEL_KEY_FD";
  *  hand has none and writes plain JSON lines. */
 [[nodiscard]] std::optional<ChannelKey> received_channel_key() noexcept;
 
-/** @brief Reads the channel key from the descriptor $LABS_CHANNEL_KEY_FD names, closes it and removes the
- *  variable. Called once, automatically, before any other static initialiser of a runner; later calls
- *  do nothing. */
+/** @brief Reads the channel key and the run's parameters from the descriptor $LABS_CHANNEL_KEY_FD names, closes
+ *  it and removes the variable. Called once, automatically, before any other static initialiser of a runner;
+ *  later calls do nothing. */
 void receive_channel_key() noexcept;
+
+/** @brief The run's parameters (a JSON object's text) the grader sent after the key, if any. */
+[[nodiscard]] std::optional<std::string> received_run_params();
+
+/**
+ * @brief What the grader writes on a runner's key pipe: the 16-byte key, the parameters' length (4 bytes, little
+ * endian) and the parameters (JSON text). @param key the channel key @param params the run's parameters
+ */
+[[nodiscard]] std::string channel_handover(const ChannelKey& key, const std::string& params);
 
 /** @brief The graded outcome of one check. */
 struct CheckResult {

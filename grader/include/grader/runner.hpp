@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <vector>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +24,16 @@ enum class RunnerMode {
     code,     ///< correctness and performance on the GPU
 };
 
+/** @brief What GpuHooks::prepare did before any check: the sandbox, the observer, the graded code loaded. */
+struct Prepared {
+    void (*register_checks)(Lab&) = nullptr;  ///< the lab's checks, from the graded module
+    std::string observer;                     ///< "" when the observer records, else why not
+    std::string sandbox;                      ///< the sandbox that holds ("seccomp+landlock", ..., "none")
+    std::vector<std::string> sandbox_notes;   ///< why a part of it does not
+    double sandbox_ms = 0;                    ///< what installing it took
+    std::string error;                        ///< why the graded code could not be loaded ("" when it was)
+};
+
 /** @brief Everything a runner needs to know about its run. */
 struct RunnerOptions {
     RunnerMode mode = RunnerMode::answers;   ///< which half
@@ -34,7 +45,11 @@ struct RunnerOptions {
     bool plan_only = false;                  ///< send hello + plan and stop
     /// Run just these checks (ids separated by commas) and the correctness checks they require; empty: all.
     std::string only;
-    std::string own_symbols_file;            ///< symbols the student's objects define, one per line
+    std::string own_symbols_file;            ///< symbols the student's objects define, one per line (by hand)
+    std::set<std::string> own_symbols;       ///< the same, from the grader's parameters or that file
+    std::vector<std::string> hidden;         ///< folders the graded code may not read, besides the course's
+    std::string scratch;                     ///< the folder it may write ("": the runner makes one)
+    Prepared prepared;                       ///< what GpuHooks::prepare did
 };
 
 /** @brief How the code runner sees the GPU (injected so that the answers runner needs no CUDA). */
@@ -51,9 +66,14 @@ struct GpuHooks {
     /** @brief The GPU's clocks-event (throttle) reasons now, as NVML's bitmask (grader/fairness.hpp); none
      *  when NVML cannot say. Read when a performance check starts and when its timing ends. */
     std::function<std::optional<std::uint64_t>()> clock_events;
-    /** @brief Starts the grader's observer (grader/observer.hpp) with the graded code's own symbols: "" when it
-     *  records, else why not (observation-based checks are then SKIPPED with that reason). */
-    std::function<std::string(const std::set<std::string>& own_symbols)> observe;
+    /** @brief Before the lab's checks are registered: installs the sandbox, starts the grader's observer
+     *  (grader/observer.hpp) with the graded code's own symbols, and only then loads the graded code. */
+    std::function<Prepared(const RunnerOptions&)> prepare;
+    /** @brief Around a profile target's run (a tool run): starts the runner's own launch log, and returns what it
+     *  logged (JSON), which the runner prints authenticated for the launcher (grader/launcher.hpp). */
+    std::function<void()> profile_begins;
+    /** @brief See profile_begins. */
+    std::function<nlohmann::json()> profile_launches;
     /** @brief Before each code check: lets the observer drop what earlier checks recorded. */
     std::function<void()> check_begins;
     /** @brief Routes progress of the timing loops ("lab03 v3 vs cuBLAS (48/300 samples)") to @p sink. */
