@@ -613,12 +613,20 @@ std::uint32_t Observer::stream_id(cudaStream_t stream) const {
     return id;
 }
 
+namespace {
+
+void sync_device_quietly() {
+    if (cudaDeviceSynchronize() != cudaSuccess) (void)cudaGetLastError();
+}
+
+}  // namespace
+
 void Observer::set_enqueue_hook(std::function<void(cudaStream_t, const char*)> hook,
                                 const std::set<std::string>& hook_kernels) {
     State& s = state();
     std::lock_guard<std::mutex> lock(s.mu);
     s.enqueue_hook = hook ? std::make_shared<const std::function<void(cudaStream_t, const char*)>>(std::move(hook)) : nullptr;
-    s.hook_kernels.insert(hook_kernels.begin(), hook_kernels.end());
+    if (s.enqueue_hook) s.hook_kernels.insert(hook_kernels.begin(), hook_kernels.end());
 }
 
 void Observer::add_grader_kernels(const std::set<std::string>& mangled) {
@@ -630,6 +638,7 @@ void Observer::add_grader_kernels(const std::set<std::string>& mangled) {
 void Observer::set_lean(bool lean) {
     State& s = state();
     if (!s.running || s.lean == lean) return;
+    sync_device_quietly();  // nothing in flight while what is traced changes
     s.lean = lean;
     for (int d = 0; d < 2; ++d)
         for (const int cbid : s.lean_cbids[d])
@@ -642,13 +651,6 @@ void Observer::set_lean(bool lean) {
 
 bool Observer::lean() const noexcept { return const_cast<Observer*>(this)->state().lean; }
 
-namespace {
-
-void sync_device_quietly() {
-    if (cudaDeviceSynchronize() != cudaSuccess) (void)cudaGetLastError();
-}
-
-}  // namespace
 
 Observation Observer::collect(std::uint64_t since) {
     Observation o;
@@ -668,7 +670,7 @@ Observation Observer::collect(std::uint64_t since) {
         c.own = !k.name.empty() && s.own_identities.count(identity(k.name)) > 0;
         if (call != nullptr) {
             // The grader's chaos shares the graded call it was injected into; it is still the grader's.
-            c.graded = call->graded && !s.hook_kernels.count(k.name);
+            c.graded = call->graded && (c.own || !s.hook_kernels.count(k.name));
         } else if (!k.name.empty()) {
             // No call names it (lean mode: the launch calls were not watched): told by its name. The graded code's own,
             // the grader's references and the kit's kernels are known; any other kernel is the graded code's.

@@ -32,6 +32,12 @@ __global__ void observer_test_spin(long long cycles) {
     }
 }
 
+__global__ void observer_test_wait(long long cycles) {  // the graded code's work left running, and the grader's next
+    const long long t = clock64();
+    while (clock64() - t < cycles) {
+    }
+}
+
 namespace {
 
 Observer& started() {
@@ -241,9 +247,9 @@ TEST_CASE("Graded work overlapping the grader's is judged as work left running",
     Window w;
     {
         GradedCall graded;
-        observer_test_spin<<<1, 1, 0, theirs>>>(4000000);  // ~2 ms, left running on its own stream
+        observer_test_wait<<<1, 1, 0, theirs>>>(4000000);  // ~2 ms, left running on its own stream
     }
-    observer_test_spin<<<1, 1, 0, mine>>>(2000000);        // the grader's next timed work
+    observer_test_wait<<<1, 1, 0, mine>>>(2000000);        // the grader's next timed work
     const Observation seen = w.close();
     Context ctx;
     PerfResult r;
