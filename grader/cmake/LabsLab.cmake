@@ -375,6 +375,8 @@ function(labs_add_lab folder)
         set(on_cpu OFF)
       endif()
       _labs_implementation(${p} wrong_${stem} "${lab_dir}/${w}")
+      # What several labs' known-bad versions share (a loader walk, a tool probe): labs/known_bad/.
+      target_include_directories(${p}_impl_wrong_${stem} PRIVATE "${PROJECT_SOURCE_DIR}/labs/known_bad")
       _labs_members(members ${p} wrong_${stem} student)  # graded as "the student's" code
       _labs_json_list(files "labs/${folder}/${w}")
       _labs_registry_entry(entry "${id}" "wrong_${stem}" "lab ${id} known-bad: ${wname}" "labs/${folder}"

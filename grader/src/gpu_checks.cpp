@@ -668,6 +668,26 @@ std::string first_error(const std::string& log, const std::string& output) {
 
 }  // namespace
 
+namespace {
+
+// The launches a tool run logged itself making (authenticated by the launcher), in order.
+std::vector<LoggedLaunch> launches_of(const ToolRunResult& done) {
+    std::vector<LoggedLaunch> out;
+    for (const nlohmann::json& l : done.launches.is_array() ? done.launches : nlohmann::json::array()) {
+        LoggedLaunch one;
+        one.name = l.value("name", "");
+        for (int d = 0; d < 3; ++d) {
+            one.grid[d] = l["grid"][d].get<std::uint32_t>();
+            one.block[d] = l["block"][d].get<std::uint32_t>();
+        }
+        one.dynamic_smem = l.value("dynamic_smem", std::size_t(0));
+        out.push_back(std::move(one));
+    }
+    return out;
+}
+
+}  // namespace
+
 NcuProfile ncu_profile(const std::string& target, const std::vector<std::string>& metrics, int timeout_s) {
     NcuProfile p;
     const std::string ncu = find_ncu();
@@ -694,6 +714,8 @@ NcuProfile ncu_profile(const std::string& target, const std::vector<std::string>
     const int rc = done.status;
     const std::string log_text = done.files.empty() ? "" : done.files.front();
     p.target_output = done.output;
+    p.launches = launches_of(done);
+    p.launches_forged = done.launches_forged;
     std::stringstream lines(log_text);
     std::vector<std::string> header;
     for (std::string line; std::getline(lines, line);) {
@@ -728,6 +750,9 @@ namespace {
 // "void ns::kernel<1, float>(float const*, int)" and "ns::kernel<1,float>" → "kernel": what both spellings share.
 std::string base_kernel_name(std::string s) {
     if (s.rfind("void ", 0) == 0) s.erase(0, 5);
+    // The anonymous namespace: "(anonymous namespace)" in the C++ runtime's spelling, "<unnamed>" in ncu's.
+    for (const std::string anon : {"(anonymous namespace)::", "<unnamed>::"})
+        for (std::size_t at = s.find(anon); at != std::string::npos; at = s.find(anon)) s.erase(at, anon.size());
     int depth = 0;
     std::string out;
     for (char c : s) {
@@ -786,7 +811,7 @@ std::string tool_face_mismatch(const std::vector<LoggedLaunch>& logged, const Ob
         const ObservedKernel& g = seen[i];
         const std::string name = kernel_name(g.name);
         const std::string where = strprintf("kernel %zu (%s)", i + 1, name.c_str());
-        if (base_kernel_name(kernel_name(l.name)) != base_kernel_name(name))
+        if (kernel_name(l.name) != name)  // both mangled by the runtime: the template arguments count too
             return where + " is " + kernel_name(l.name) + " under the tool";
         for (int d = 0; d < 3; ++d) {
             if (l.grid[d] != g.grid[d])
@@ -821,16 +846,7 @@ SanitizerRun sanitize(const std::string& target, const std::string& tool, int ti
     const ToolRunResult done = ToolLauncher::run({run}, timeout_s).front();
     const int rc = done.status;
     r.target_output = done.output;
-    for (const nlohmann::json& l : done.launches.is_array() ? done.launches : nlohmann::json::array()) {
-        LoggedLaunch one;
-        one.name = l.value("name", "");
-        for (int d = 0; d < 3; ++d) {
-            one.grid[d] = l["grid"][d].get<std::uint32_t>();
-            one.block[d] = l["block"][d].get<std::uint32_t>();
-        }
-        one.dynamic_smem = l.value("dynamic_smem", std::size_t(0));
-        r.launches.push_back(std::move(one));
-    }
+    r.launches = launches_of(done);
     r.launches_forged = done.launches_forged;
     // "========= ERROR SUMMARY: 3 errors" ends memcheck's, synccheck's and initcheck's output; racecheck's ends
     // with "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)".

@@ -72,3 +72,29 @@ extern "C" cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, con
     gpulab::grader::t_inside = was;
     return e;
 }
+
+// CUDA 13's <<<…>>> launches go through these (the compiler's launch stub passes the kernel's handle): the same
+// record, the same pass-through.
+extern "C" cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t smem,
+                                          cudaStream_t stream) {
+    using Fn = cudaError_t (*)(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
+    static const Fn real = gpulab::grader::next<Fn>("__cudaLaunchKernel");
+    gpulab::grader::note(reinterpret_cast<const void*>(kernel), grid, block, smem);  // cudaFuncGetName takes a handle too
+    const bool was = gpulab::grader::t_inside;
+    gpulab::grader::t_inside = true;
+    const cudaError_t e = real ? real(kernel, grid, block, args, smem, stream) : cudaErrorUnknown;
+    gpulab::grader::t_inside = was;
+    return e;
+}
+
+extern "C" cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t smem,
+                                               cudaStream_t stream) {
+    using Fn = cudaError_t (*)(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
+    static const Fn real = gpulab::grader::next<Fn>("__cudaLaunchKernel_ptsz");
+    gpulab::grader::note(reinterpret_cast<const void*>(kernel), grid, block, smem);
+    const bool was = gpulab::grader::t_inside;
+    gpulab::grader::t_inside = true;
+    const cudaError_t e = real ? real(kernel, grid, block, args, smem, stream) : cudaErrorUnknown;
+    gpulab::grader::t_inside = was;
+    return e;
+}

@@ -24,7 +24,7 @@ TEST_CASE("Bytes faster than the copy bandwidth allows are implausible, with the
     const PlausibilityVerdict v = judge_floor(p, kCeilings);
     CHECK(v.why.find("below the floor") != std::string::npos);
     CHECK(v.why.find("bytes at") != std::string::npos);
-    CHECK(v.details["floor_ms"].get<double>() == Approx(1e9 / (4000e9 * kCopyHeadroom) * 1e3));
+    CHECK(v.details["floor_ms"].get<double>() == gpulab::testing::Approx(1e9 / (4000e9 * kCopyHeadroom) * 1e3));
     p.time_ms = 0.25;
     CHECK(judge_floor(p, kCeilings).why.empty());
 }
@@ -36,7 +36,7 @@ TEST_CASE("The largest part is the floor: tensor FLOPs, FP32 FLOPs, host bytes, 
     p.floor.tensor = true;
     CHECK(judge_floor(p, kCeilings).why.find("tensor FLOPs") != std::string::npos);
     p.floor.tensor = false;  // FP32: 2e12 / 57.5e12 = 34.8 ms
-    CHECK(judge_floor(p, kCeilings).details["flops"].get<double>() == Approx(2e12 / (50e12 * kFmaHeadroom) * 1e3));
+    CHECK(judge_floor(p, kCeilings).details["flops"].get<double>() == gpulab::testing::Approx(2e12 / (50e12 * kFmaHeadroom) * 1e3));
     p = timed(1.0);
     p.floor.host_bytes = 64e6;  // at 55 × 1.15 GB/s: 1.01 ms
     CHECK(judge_floor(p, kCeilings).why.find("host link") != std::string::npos);

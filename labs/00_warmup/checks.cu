@@ -1,5 +1,7 @@
 // FROZEN: do not edit. Lab 00's graded checks: c = a + b for awkward sizes (one fixed list, plus one size
 // drawn from the run's seed), and speed as a fraction of this GPU's copy bandwidth measured in the same run.
+// Every call of launch_vector_add runs observed by the grader (grader/observer.hpp): the kernels checked are
+// the kernels that ran, and every timed call gets fresh inputs and a scrambled output.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,15 +28,16 @@ CorrectnessResult check_size(Context& ctx, std::size_t n) {
     fill_uniform(ha, seed, -100.0f, 100.0f);
     fill_uniform(hb, seed + 1, -100.0f, 100.0f);
     const DeviceBuffer<float> a = to_device(ha), b = to_device(hb);
-    const std::vector<float> c =
-        run_on_poisoned<float>(n, [&](float* out) { launch_vector_add(a.data(), b.data(), out, n, nullptr); });
+    // The graded run is observed: the kernels it really ran are the ones whose output is compared.
+    Observation seen;
+    const std::vector<float> c = run_on_poisoned<float>(
+        n, [&](float* out) { launch_vector_add(a.data(), b.data(), out, n, nullptr); }, seen);
     std::vector<double> ref(n);
     for (std::size_t i = 0; i < n; ++i) ref[i] = static_cast<double>(ha[i]) + static_cast<double>(hb[i]);
     // FP32 addition rounds once: the result is within half an ulp of the exact sum.
     CorrectnessResult r = to_result(compare_f32(c, ref, Tolerance{0.0, 6.0e-8}, TileLayout{1, n, 1, 4}), what);
-    DeviceBuffer<float> out(n);  // captured, not run
-    r = require_own_kernels(std::move(r), ctx, "vector_add",
-                            [&](cudaStream_t s) { launch_vector_add(a.data(), b.data(), out.data(), n, s); });
+    // Provenance from that same run: every kernel it ran must be defined in vector_add.cu.
+    r = require_own_kernels(std::move(r), ctx, "vector_add", seen);
     return require_unchanged(std::move(r), {input("a", a, ha), input("b", b, hb)});
 }
 
@@ -94,8 +97,8 @@ void register_checks(Lab& lab) {
     for (const auto& s : sizes)
         lab.correctness(s.id, s.title, s.points, [n = s.n](Context& ctx) { return check_size(ctx, n); });
 
-    // The one-thread-per-element baseline reaches about 0.82 on an H200 and the reference about 0.98
-    // (measured): a correct naive kernel earns partial credit, the last 10% need the handout's steps.
+    // The one-thread-per-element baseline reaches about 0.76-0.82 on an H200 and the reference about
+    // 0.97-0.99 (measured): a correct naive kernel earns partial credit, the last 10% need the handout's steps.
     constexpr double kBytes = 3.0 * 4.0 * static_cast<double>(kTimed);  // read a, b; write c
     lab.reference("copy", copy_reference(kBytes));
     const PerfSpec spec{.requires_check = "correct.timed", .pass_bar = 0.70, .full_bar = 0.90, .unit = "of copy BW",
@@ -103,10 +106,14 @@ void register_checks(Lab& lab) {
     lab.performance("perf.copy_fraction", "bandwidth, n = 2^27 (vs D2D copy)", 35, spec, [](Context& ctx) {
         TimedSets sets(kTimed, ctx.seed_for("lab00 timed"));
         PerfResult r = fraction_of_copy_bandwidth(ctx, sets.rotation(&launch_vector_add), kBytes, "lab00 vector_add");
-        // For contrast (not graded): the baseline's fraction, measured the same way.
-        const PerfResult base = fraction_of_copy_bandwidth(ctx, sets.rotation(&launch_vector_add_baseline), kBytes,
-                                                           "lab00 baseline");
-        r.details["baseline_fraction_of_copy"] = base.ratio;
+        // Floors: the bytes (set by the helper: 12 bytes per element at the copy rate with its headroom), and the
+        // ratio itself. The work reads and writes exactly the bytes of the copy it is timed against, in the same
+        // loop: an honest kernel can match the copy engine's kernel, not beat it by more than a few percent (the
+        // reference measures 0.97-0.99; 2:1 reads to writes instead of 1:1 is worth a few percent at most).
+        r.floor.max_ratio = 1.10;
+        r.floor.max_what = "a vector add moves the same bytes as the copy it is timed against, in the same loop";
+        // (The baseline's fraction, for contrast, is in docs/performance-log.md: timed by this helper, the
+        // baseline would run as graded code, which the grader's own code never does.)
         return r;
     });
 }

@@ -1,13 +1,9 @@
-// FROZEN: do not edit. Lab 01 baseline: the work kernel, the serial path, the chaos hook and the program
-// that hangs.
-#include <chrono>
-#include <thread>
-
+// FROZEN: do not edit. Lab 01 baseline: the work kernel, the serial path, the timeline hook (Chaos) and the
+// program that hangs.
 #include "labs/buffer.hpp"
 #include "labs/cuda_check.hpp"
 #include "labs/launch.hpp"
 #include "labs/math.hpp"
-#include "labs/random.hpp"
 #include "labs/timing.hpp"
 #include "streams.hpp"
 
@@ -23,7 +19,7 @@ __global__ void work_kernel(const __nv_bfloat16* __restrict__ in, __nv_bfloat16*
     }
 }
 
-// One thread that keeps its SM's attention for `cycles` clock cycles: a delay on a stream.
+// One thread that keeps its SM's attention for `cycles` clock cycles: the producer's work in HangDemo.
 __global__ void spin_kernel(long long cycles) {
     const long long start = clock64();
     while (clock64() - start < cycles) {
@@ -66,9 +62,6 @@ void run_serial(const std::uint16_t* in, std::uint16_t* out, std::size_t n, int 
     CUDA_CHECK(cudaMemcpy(out, b, n * sizeof(std::uint16_t), cudaMemcpyDeviceToHost));
 }
 
-Chaos::Chaos(std::uint64_t seed, double max_spin_us, double max_sleep_us)
-    : enabled_(true), seed_(seed), max_spin_us_(max_spin_us), max_sleep_us_(max_sleep_us) {}
-
 Chaos::~Chaos() {
     for (const Recorded& r : recorded_) {
         (void)cudaEventDestroy(r.start);
@@ -80,29 +73,13 @@ void Chaos::record_timeline() { timeline_ = true; }
 
 void Chaos::point(cudaStream_t stream) {
     ++points_;
-    if (enabled_) {
-        const auto uniform = [this] { return double(gpulab::random_bits(seed_, draws_++) >> 11) * 0x1.0p-53; };
-        // Each stream gets its own pace when first seen: some runs starve one stream and rush another, which is
-        // what exposes an order that no event enforces.
-        auto [it, fresh] = scale_.try_emplace(stream, 1.0);
-        if (fresh) {
-            const double u = uniform();
-            it->second = u < 1.0 / 3 ? 0.05 : u < 2.0 / 3 ? 1.0 : 8.0;
-        }
-        const double spin_us = max_spin_us_ * it->second * uniform();
-        const double sleep_us = max_sleep_us_ * uniform();
-        spin_kernel<<<1, 1, 0, stream>>>(static_cast<long long>(spin_us * clock_khz() / 1000.0));
-        LABS_CHECK_LAUNCH();
-        std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(sleep_us));
-    }
-    if (timeline_) {
-        Recorded r;
-        r.stream = numbers_.try_emplace(stream, static_cast<int>(numbers_.size())).first->second;
-        CUDA_CHECK(cudaEventCreate(&r.start));
-        CUDA_CHECK(cudaEventRecord(r.start, stream));
-        open_[stream] = recorded_.size();
-        recorded_.push_back(r);
-    }
+    if (!timeline_) return;
+    Recorded r;
+    r.stream = numbers_.try_emplace(stream, static_cast<int>(numbers_.size())).first->second;
+    CUDA_CHECK(cudaEventCreate(&r.start));
+    CUDA_CHECK(cudaEventRecord(r.start, stream));
+    open_[stream] = recorded_.size();
+    recorded_.push_back(r);
 }
 
 void Chaos::done(cudaStream_t stream) {

@@ -38,9 +38,10 @@ const std::uint16_t* Pipeline::output() const noexcept { return nullptr; }
 
 // TODO(student) (c): for each chunk j, in slot j % 2: copy in (after the slot's previous kernel is done with
 // its input), compute (after this copy, and after the slot's previous output was copied out), copy out
-// (after this kernel) — each ordered by cudaStreamWaitEvent on the event recorded after that last use, and
-// each between chaos.point(stream) and chaos.done(stream). No cudaStreamSynchronize inside the loop; one
-// wait at the end, for the last copy out.
+// (after this kernel) — each ordered by cudaStreamWaitEvent on the event recorded after that last use. No
+// cudaStreamSynchronize inside the loop; one wait at the end, for the last copy out. Put each copy and kernel
+// between chaos.point(stream) and chaos.done(stream) if you want the bench to draw your timeline (the grader's
+// chaos does not need them: it delays every stream your copies and kernels use by itself).
 void Pipeline::run(std::size_t n, int iters, std::size_t chunks, Chaos& chaos) {
     gpulab::unused(n, iters, chunks, chaos);
 }

@@ -38,23 +38,22 @@ void launch_work(const __nv_bfloat16* in, __nv_bfloat16* out, std::size_t n, int
 void run_serial(const std::uint16_t* in, std::uint16_t* out, std::size_t n, int iters);
 
 /**
- * @brief The grader's hook into a pipeline: chaos to shake its timing, and a timeline to see it. A pipeline
- * calls point(stream) right before each operation it enqueues on a stream (a copy or a kernel) and done(stream)
- * right after it.
+ * @brief A pipeline's timeline hook, for the lab's bench (`lab01_bench --timeline`): a pipeline calls
+ * point(stream) right before each operation it enqueues on a stream (a copy or a kernel) and done(stream) right
+ * after it.
  *
- * Disabled (the default), point() and done() only count. With chaos, point() enqueues a spin kernel of random
- * length on that stream (0 … max_spin_us, scaled by a pace each stream draws when first seen: slow, normal or
- * rushed) and sleeps the host for a random time (0 … max_sleep_us) — so that any order the events do not
- * enforce will, sooner or later, come out wrong. With a timeline, point() and done() record timing events
- * around the operation, and timeline() returns when each one ran.
+ * By default point() and done() only count. After record_timeline() they record a CUDA event around each
+ * operation, and timeline() returns when each one ran — the picture of your pipeline that figures.py draws.
+ *
+ * The grader does not use it. Its chaos — a spin kernel of random length and a random host delay before every
+ * copy and kernel, on the stream the operation really goes to (each stream slow, normal or rushed) — goes in at
+ * each copy and kernel your code enqueues, without asking the pipeline, and its checks grade what the GPU ran:
+ * nothing graded depends on these calls or their counts.
  */
 class Chaos {
 public:
-    /** @brief Disabled: point() and done() only count. */
+    /** @brief Counts only. */
     Chaos() = default;
-    /** @brief With chaos. @param seed draws the lengths @param max_spin_us longest spin kernel
-     *  @param max_sleep_us longest host sleep */
-    Chaos(std::uint64_t seed, double max_spin_us, double max_sleep_us);
     ~Chaos();
     Chaos(const Chaos&) = delete;
     Chaos& operator=(const Chaos&) = delete;
@@ -79,11 +78,8 @@ public:
     [[nodiscard]] std::vector<Span> timeline() const;
 
 private:
-    bool enabled_ = false, timeline_ = false;
-    std::uint64_t seed_ = 0, draws_ = 0;
-    double max_spin_us_ = 0, max_sleep_us_ = 0;
+    bool timeline_ = false;
     std::size_t points_ = 0, dones_ = 0;
-    std::map<cudaStream_t, double> scale_;
     std::map<cudaStream_t, int> numbers_;
     struct Recorded {
         int stream = 0;
@@ -96,8 +92,9 @@ private:
 /**
  * @brief A program that hangs: a consumer stream runs a kernel that waits for a flag that a producer stream
  * should set — but the producer's release is never enqueued (the bug). Nothing fails; the consumer simply
- * never finishes. The grader asks your watchdog about it, then sets the flag from the host so that the
- * process can go on.
+ * never finishes. The grader asks your watchdog about it (under names and in an order it draws for each run,
+ * with a deadline it draws too), then sets the flag from the host so that the process can go on. The grader's
+ * program, not yours: the code policy does not let streams.cu call it.
  */
 class HangDemo {
 public:
@@ -134,7 +131,9 @@ struct Clocks {
 
 /**
  * @brief (a) Enqueues one call — copy @p pinned_in to @p dev_in, run the work into @p dev_out, copy it back
- * to @p pinned_out, all on @p stream — and measures it with the three clocks.
+ * to @p pinned_out, all on @p stream — and measures it with the three clocks. Work may already be queued on
+ * @p stream: the call waits for nothing before its last enqueue, so the end-to-end clock counts that queue and the
+ * device clock (events around the call's own work) does not.
  * @param pinned_in input (host, pinned) @param pinned_out output (host, pinned) @param dev_in device input
  * @param dev_out device output @param n elements @param iters work @param stream stream
  */
@@ -153,9 +152,10 @@ Clocks three_clocks(const std::uint16_t* pinned_in, std::uint16_t* pinned_out, _
  * least two device slots: copy in on one stream, the work on another, copy out on a third (or the first).
  * It must not synchronise the device or a stream inside its loop over chunks: the order comes from events —
  * "copy done" before a chunk's kernel, "compute done" before its slot's input is overwritten by a later
- * chunk, "copy-out done" before its slot's output is overwritten. It calls chaos.point(stream) right before
- * and chaos.done(stream) right after every operation it enqueues (copies and kernels), and returns when
- * output() holds the result.
+ * chunk, "copy-out done" before its slot's output is overwritten. Each chunk is one cudaMemcpyAsync from
+ * input(), one launch_work and one cudaMemcpyAsync into output(); nothing is allocated in run(). It returns
+ * when output() holds the result (all of its work done). It may call chaos.point(stream) right before and
+ * chaos.done(stream) right after every operation it enqueues, for the bench's timeline (Chaos).
  */
 class Pipeline {
 public:
@@ -171,7 +171,7 @@ public:
     /**
      * @brief Runs the work over the first @p n elements of input() in @p chunks chunks into output().
      * @param n elements (1 … max_elements) @param iters work @param chunks chunks (1 … min(max_chunks, n))
-     * @param chaos the grader's hook
+     * @param chaos the timeline hook (the grader passes one that only counts, and ignores it)
      */
     void run(std::size_t n, int iters, std::size_t chunks, Chaos& chaos);
 
@@ -196,8 +196,8 @@ struct WatchReport {
 
 /**
  * @brief (d) Waits until everything in @p items has completed or @p deadline_ms has passed, whichever comes
- * first, without blocking on any one of them: it never waits longer than the deadline, and on a hang it names
- * what is stuck instead of hanging itself.
+ * first, without blocking on any one of them (it polls: cudaStreamQuery / cudaEventQuery): it never waits longer
+ * than the deadline, and on a hang it names what is stuck instead of hanging itself.
  * @param items what to wait for @param deadline_ms the deadline (ms, > 0)
  */
 WatchReport watch(const std::vector<Watched>& items, double deadline_ms);

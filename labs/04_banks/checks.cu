@@ -197,19 +197,16 @@ const std::vector<Profiled> kProfiled{{"plain", LayoutId::plain, &plain_32},
                                       {"padded", LayoutId::padded, &launch_transpose_padded},
                                       {"swizzled", LayoutId::swizzled, &launch_transpose_swizzled}};
 
-// Runs in a process of its own under ncu: each transpose once at kProfileSide², after saying on stdout how
-// many kernels it launches (from a capture, which runs nothing), so that ncu's kernels can be told apart.
+// Runs in a process of its own under ncu: each transpose (but one known to fault) once at kProfileSide², in the
+// order of kProfiled. Nothing is taken from its output: which of ncu's kernels belong to which variant comes from
+// the same runs made as graded code in the grader's own process, observed (conflict_profile()).
 void profile_transposes() {
     const std::size_t n = std::size_t(kProfileSide) * kProfileSide;
     DeviceBuffer<float> in(n), out(n);
     CUDA_CHECK(cudaMemset(in.data(), 0, in.bytes()));  // not a kernel: ncu sees only the transposes
     for (const Profiled& v : kProfiled) {
-        const Enqueue run = [&](cudaStream_t s) { v.launch(in.data(), out.data(), kProfileSide, kProfileSide, s); };
-        const std::size_t kernels = layout_fault(v.layout) ? 0 : CapturedGraph(run).kernels().size();
-        std::printf("lab04 variant %s kernels %zu\n", v.name.c_str(), kernels);
-        std::fflush(stdout);
-        if (kernels == 0) continue;
-        run(nullptr);
+        if (layout_fault(v.layout)) continue;
+        v.launch(in.data(), out.data(), kProfileSide, kProfileSide, nullptr);
         CUDA_CHECK(cudaDeviceSynchronize());
     }
 }
@@ -221,33 +218,74 @@ struct Counted {
 };
 struct ConflictProfile {
     std::string skipped;
+    std::string tampered;  // what ran under the profiler is not what runs when graded
     std::map<std::string, Counted> by_variant;
 };
 
 const ConflictProfile& conflict_profile() {
     static const ConflictProfile profile = [] {
         ConflictProfile p;
+        if (const std::string why = observation_skip(); !why.empty()) {
+            p.skipped = "the graded run of the profiled work cannot be observed: " + why;
+            return p;
+        }
+        // The profile target's runs as graded code, observed, one variant at a time: what each one launches.
+        std::vector<std::pair<std::string, Observation>> graded;
+        {
+            const std::size_t n = std::size_t(kProfileSide) * kProfileSide;
+            DeviceBuffer<float> in(n), out(n);
+            CUDA_CHECK(cudaMemset(in.data(), 0, in.bytes()));
+            for (const Profiled& v : kProfiled) {
+                if (layout_fault(v.layout)) continue;
+                Window window;
+                {
+                    GradedCall call;
+                    v.launch(in.data(), out.data(), kProfileSide, kProfileSide, nullptr);
+                    CUDA_CHECK(cudaDeviceSynchronize());
+                }
+                graded.emplace_back(v.name, window.close());
+            }
+        }
         const NcuProfile ncu = ncu_profile("transposes", {kLoadConflicts, kStoreConflicts, kSharedLoads});
         p.skipped = ncu.skipped;
         if (!p.skipped.empty()) return p;
+        std::size_t total = 0;
+        for (const auto& [name, seen] : graded) total += seen.graded_kernels().size();
+        if (ncu.launches_forged) {
+            p.tampered = "the profile run's output carried a launch log the runner did not write";
+            return p;
+        }
+        if (total != ncu.kernels.size() || total != ncu.launches.size()) {
+            p.tampered = strprintf("under Nsight Compute %zu kernels ran (%zu launches logged); in the graded runs of the "
+                                   "same work %zu",
+                                   ncu.kernels.size(), ncu.launches.size(), total);
+            return p;
+        }
         std::size_t next = 0;
-        std::stringstream lines(ncu.target_output);
-        for (std::string line; std::getline(lines, line);) {
-            char name[32] = {0};
-            std::size_t kernels = 0;
-            if (std::sscanf(line.c_str(), "lab04 variant %31s kernels %zu", name, &kernels) != 2) continue;
+        for (const auto& [name, seen] : graded) {
+            const std::size_t kernels = seen.graded_kernels().size();
+            const std::vector<NcuKernel> slice(ncu.kernels.begin() + std::ptrdiff_t(next),
+                                               ncu.kernels.begin() + std::ptrdiff_t(next + kernels));
+            const std::vector<LoggedLaunch> logged(ncu.launches.begin() + std::ptrdiff_t(next),
+                                                   ncu.launches.begin() + std::ptrdiff_t(next + kernels));
+            std::string face = tool_face_mismatch(slice, seen);
+            if (face.empty()) face = tool_face_mismatch(logged, seen);  // the full names: template arguments too
+            if (!face.empty()) {
+                p.tampered = "the " + name + " transpose under Nsight Compute did not run what it runs when graded: " + face;
+                return p;
+            }
             Counted& c = p.by_variant[name];
             c.kernels = kernels;
-            for (std::size_t k = 0; k < kernels && next < ncu.kernels.size(); ++k, ++next) {
-                const auto& m = ncu.kernels[next].metrics;
-                const auto get = [&](const std::string& key) { return m.count(key) ? m.at(key) : 0.0; };
+            for (const NcuKernel& k : slice) {
+                const auto get = [&](const std::string& key) { return k.metrics.count(key) ? k.metrics.at(key) : 0.0; };
                 c.loads += get(kLoadConflicts);
                 c.stores += get(kStoreConflicts);
                 c.requests += get(kSharedLoads);
             }
+            next += kernels;
         }
         if (!p.by_variant.count("plain") || p.by_variant.at("plain").kernels == 0)
-            p.skipped = "the profile run did not report the plain transpose's kernels: " + ncu.target_output.substr(0, 200);
+            p.skipped = "the plain transpose (the grader's) launched no kernel";
         return p;
     }();
     return profile;
@@ -261,6 +299,10 @@ CorrectnessResult check_conflicts(const LayoutSpec& s) {
     if (auto refused = refuse_faulty(s.id)) return *refused;
     CorrectnessResult r;
     const ConflictProfile& p = conflict_profile();
+    if (!p.tampered.empty()) {
+        r.tampered = p.tampered;
+        return r;
+    }
     if (!p.skipped.empty()) {
         r.skipped = "bank conflicts not counted: " + p.skipped;
         return r;

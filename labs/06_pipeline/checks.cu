@@ -165,6 +165,21 @@ CorrectnessResult check_hazards(Context& ctx, const std::string& target, const s
             return r;
         }
     }
+    if (const std::string why = observation_skip(); !why.empty()) {
+        r.skipped = "not checked: the graded run of the same work cannot be observed: " + why;
+        return r;
+    }
+    // The same small runs as graded code, observed: what ran under the sanitizer must be what runs when graded
+    // (code that behaves only under a tool is graded by what it does when it is not under one).
+    Observation graded;
+    {
+        Window window;
+        {
+            GradedCall call;
+            for (const Variant& v : variants) small_run(v.launch);
+        }
+        graded = window.close();
+    }
     std::string found;
     for (const char* tool : {"racecheck", "synccheck"}) {
         const SanitizerRun s = sanitize(target, tool);
@@ -172,7 +187,14 @@ CorrectnessResult check_hazards(Context& ctx, const std::string& target, const s
             r.skipped = "not checked: " + s.skipped;
             return r;
         }
-        r.details[tool] = {{"errors", s.errors}};
+        r.details[tool] = {{"errors", s.errors}, {"launches", s.launches.size()}};
+        const std::string face = s.launches_forged ? std::string("its output carried a launch log the runner did not write")
+                                                   : tool_face_mismatch(s.launches, graded);
+        if (!face.empty()) {
+            r.tampered = strprintf("under compute-sanitizer --tool %s the code did not run what it runs when graded: %s",
+                                   tool, face.c_str());
+            return r;
+        }
         if (!s.clean && found.empty()) {
             found = strprintf("compute-sanitizer --tool %s reports %d error%s on %s:\n%s", tool, s.errors,
                               s.errors == 1 ? "" : "s", what.c_str(), s.first_report.c_str());
@@ -337,6 +359,13 @@ std::string stage_words(const StageTimes& s, int iters) {
                      s.t_m_us, s.t_m1_us, s.t_c_us, kTimedTilesPerBlock, iters);
 }
 
+// What no variant can beat: the given load-only and compute-only kernels on the same work, timed in this run (a
+// variant overlaps the two at best). Declared on every timed check of this lab.
+void declare_bound(PerfResult& r, const StageTimes& s) {
+    r.floor.min_ms = std::max(s.load_only_ms, s.compute_only_ms);
+    r.floor.min_what = "max(load-only, compute-only) on the same work";
+}
+
 // The model's time for S slots (S − 1 copies in flight during the math; models::slots_time_us), in ms.
 double slots_model_ms(const StageTimes& s, int slots) {
     return models::slots_time_us(kTimedTilesPerBlock, slots, s.t_m_us, s.t_m1_us, s.t_c_us) / 1e3;
@@ -362,6 +391,7 @@ PerfResult perf_two_vs_one(Context& ctx) {
                  {"t_m_us", s.t_m_us}, {"t_m1_us", s.t_m1_us}, {"t_c_us", s.t_c_us}, {"iters", t.w.iters}};
     r.invalid.clear();
     r.wrong_result.clear();
+    declare_bound(r, s);
     merge_into(r, two, "two slots");
     merge_into(r, one, "one slot");
     return r;
@@ -381,6 +411,7 @@ PerfResult perf_model(Context& ctx) {
                  {"t_c_us", s.t_c_us}, {"iters", t.w.iters}};
     r.invalid.clear();
     r.wrong_result.clear();
+    declare_bound(r, s);
     merge_into(r, two, "two slots");
     return r;
 }
@@ -420,6 +451,7 @@ PerfResult perf_bound(Context& ctx) {
     r.invalid.clear();
     r.wrong_result.clear();
     for (std::size_t i = 0; i < variants.size(); ++i) merge_into(r, times[i], variants[i].first);
+    declare_bound(r, s);
     return r;
 }
 

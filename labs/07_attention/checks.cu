@@ -419,7 +419,7 @@ constexpr double kSoftmaxTwoReads = 12.0 * kSoftmaxRows * kSoftmaxCols;  // stat
 PerfResult perf_softmax_copy(Context& ctx) {
     SoftmaxSets sets(ctx.seed_for("lab07 timed softmax copy"));
     PerfResult r = fraction_of_copy_bandwidth(ctx, sets.rotation(), kSoftmaxTwoReads, "lab07 softmax vs copy");
-    if (r.floor_ms) *r.floor_ms *= kSoftmaxMinBytes / kSoftmaxTwoReads;  // the floor is one read and one write
+    r.floor.bytes = kSoftmaxMinBytes;  // the floor is one read and one write (a row held on chip needs no second read)
     r.message += strprintf(" — %d rows of 2^20 values, counted as 12 bytes per value (two reads, one write)", kSoftmaxRows);
     return r;
 }
@@ -497,6 +497,11 @@ struct AttentionSets {
     }
 };
 
+// What any attention pass must move: Q, K and V read once and O written once (BF16).
+double attention_min_bytes(const AttentionArgs& a) {
+    return 4.0 * 2.0 * double(a.batch) * a.heads * double(a.seq_len) * a.head_dim;
+}
+
 // cuBLAS BF16 GEMM 8192³ (the reference): what "the tensor cores' rate in this run" means.
 struct CublasGemm {
     static constexpr int kN = 8192;
@@ -524,8 +529,12 @@ CublasGemm& cublas_gemm() {
 
 PerfResult perf_attention_cublas(Context& ctx) {
     AttentionSets sets(ctx.seed_for("lab07 timed attention"));
-    PerfResult r = speedup_over(ctx, [](int, cudaStream_t s) { cublas_gemm().run(s); }, sets.rotation(), 0.0,
-                                "lab07 attention vs cuBLAS");
+    PerfResult r = speedup_over(ctx, [](int, cudaStream_t s) { cublas_gemm().run(s); }, sets.rotation(),
+                                attention_min_bytes(sets.shape), "lab07 attention vs cuBLAS");
+    // Floors: Q, K and V read and O written once at the copy rate, and the causal FLOPs at cuBLAS's measured BF16
+    // rate with its headroom (an attention pass runs its matmuls on the same tensor cores, with a softmax between).
+    r.floor.flops = attention_flop(sets.shape);
+    r.floor.tensor = true;
     const double t_att = r.details["work"]["median_ms"].get<double>(), t_gemm = r.details["baseline"]["median_ms"].get<double>();
     const double tf = attention_flop(sets.shape) / (t_att * 1e-3) / 1e12, gemm_tf = CublasGemm::flop() / (t_gemm * 1e-3) / 1e12;
     r.ratio = tf / gemm_tf;
@@ -543,7 +552,9 @@ PerfResult perf_attention_vs_naive(Context& ctx) {
         Arena ws = scratch().fresh();
         launch_attention_naive(sets.args(i), ws, s);
     };
-    PerfResult r = speedup_over(ctx, naive, sets.rotation(), 0.0, "lab07 attention vs MATH");
+    PerfResult r = speedup_over(ctx, naive, sets.rotation(), attention_min_bytes(sets.shape), "lab07 attention vs MATH");
+    r.floor.flops = attention_flop(sets.shape);  // as perf.attention_cublas: the bytes and the FLOPs at the run's peaks
+    r.floor.tensor = true;
     r.message = "one head, L 8192, d 128, causal, over the MATH path: " + r.message;
     return r;
 }

@@ -632,6 +632,10 @@ PerfResult perf_policy(Context& ctx, bool over_generic) {
     const double fixed_ms = over_generic ? sr.generic_ms : sr.specialized_ms;
     r.ratio = fixed_ms / sr.policy_ms;
     r.time_ms = sr.policy_ms;
+    // Floor: no policy beats the best plan made with every M's count known ahead, from this run's measured costs (a
+    // policy far below it served calls it did not pay for: programs kept from an earlier run of the trace, say).
+    r.floor.min_ms = sr.hindsight_ms;
+    r.floor.min_what = "the best plan in hindsight from this run's measured P and T";
     r.message = strprintf("%d calls of the mixed trace (%d distinct M), preparation included: your policy %.1f ms (%d generic, "
                           "%d bucketed, %d specialised calls), always %s %.1f ms; P = %.1f ms to specialise an M; with every M's count known ahead, these "
                           "costs allow %.1f ms",

@@ -363,11 +363,22 @@ struct NcuKernel {
     std::map<std::string, double> metrics;  ///< metric name → value
 };
 
+/** @brief A kernel launch as a tool run logged it (the runner's own record of the launch calls: CUPTI belongs to
+ *  the tool there). */
+struct LoggedLaunch {
+    std::string name;                       ///< mangled
+    std::uint32_t grid[3] = {0, 0, 0};      ///< grid of the launch
+    std::uint32_t block[3] = {0, 0, 0};     ///< block of the launch
+    std::size_t dynamic_smem = 0;           ///< dynamic shared memory per block, bytes
+};
+
 /** @brief What ncu_profile() read. */
 struct NcuProfile {
     std::string skipped;             ///< why no counters could be read here ("" when they were)
     std::vector<NcuKernel> kernels;  ///< every kernel the target launched, in launch order
     std::string target_output;       ///< what the target printed (stdout and stderr)
+    std::vector<LoggedLaunch> launches;  ///< the kernels the target launched under ncu, as it logged them (authenticated)
+    bool launches_forged = false;        ///< its output carried a launch log without the run's MAC
 };
 
 /**
@@ -380,15 +391,6 @@ struct NcuProfile {
  */
 [[nodiscard]] NcuProfile ncu_profile(const std::string& target, const std::vector<std::string>& metrics,
                                      int timeout_s = 60);
-
-/** @brief A kernel launch as a tool run logged it (the runner's own record of the launch calls: CUPTI belongs to
- *  the tool there). */
-struct LoggedLaunch {
-    std::string name;                       ///< mangled
-    std::uint32_t grid[3] = {0, 0, 0};      ///< grid of the launch
-    std::uint32_t block[3] = {0, 0, 0};     ///< block of the launch
-    std::size_t dynamic_smem = 0;           ///< dynamic shared memory per block, bytes
-};
 
 /**
  * @brief One face for every tool: the kernels a profiler run of a target saw (names, grids, blocks, shared memory,

@@ -272,6 +272,23 @@ decltype(auto) as_graded(F&& f) {
     return f();
 }
 
+/**
+ * @brief Lean mode (Observer::set_lean) for a scope, for host-timed loops whose every launch call would otherwise
+ * carry the observer's per-call cost into the time; what it was before is restored at the end.
+ */
+class LeanScope {
+public:
+    /** @brief Turns lean mode on (waits for the device first when it changes). */
+    LeanScope() : was_(Observer::instance().lean()) { Observer::instance().set_lean(true); }
+    /** @brief Restores the mode it found. */
+    ~LeanScope() { Observer::instance().set_lean(was_); }
+    LeanScope(const LeanScope&) = delete;
+    LeanScope& operator=(const LeanScope&) = delete;
+
+private:
+    bool was_;
+};
+
 /** @brief "What ran between here and here": opened on construction (after the device went idle), closed by
  *  close(), which waits for the device and returns what was recorded. */
 class Window {

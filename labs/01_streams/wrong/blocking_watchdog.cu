@@ -1,7 +1,3 @@
 // Known-bad (wrong/expect.json): the watchdog blocks on the hung stream: the grader has to release it.
-constexpr bool kSkipComputeWait = false;
-constexpr bool kOneStream = false;
-constexpr bool kBlockingWatch = true;
-constexpr bool kHostDeviceClock = false;
-constexpr bool kPageable = false;
+#define LAB01_DEFECT blocking_watch
 #include "pipeline.cuh"

@@ -1,7 +1,3 @@
 // Known-bad (wrong/expect.json): the device clock is the host clock around a synchronised call.
-constexpr bool kSkipComputeWait = false;
-constexpr bool kOneStream = false;
-constexpr bool kBlockingWatch = false;
-constexpr bool kHostDeviceClock = true;
-constexpr bool kPageable = false;
+#define LAB01_DEFECT host_device_clock
 #include "pipeline.cuh"

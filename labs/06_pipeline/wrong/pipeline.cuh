@@ -9,6 +9,8 @@
 //                   that must not inflate the two-slot speed-up
 //   kProducerAsStages  launch_producer runs the stage kernel: no producer warp
 //   kTwoSlotsBaseline  launch_two_slots runs the given baseline: right bits, not the student's kernel
+//   kToolAware      the stage kernels drop the empty barrier unless the process looks like it runs under a tool
+//                   (a probe kernel takes far longer than it should): clean under the sanitizer, racy when graded
 //   kSkipRepeats    launch_stages remembers the large calls it made (input, output, size, stages) and launches
 //                   nothing when one comes again: the output still holds last time's sums — right while the
 //                   input is the same, stale once it changes
@@ -23,6 +25,7 @@
 #include "labs/cuda_check.hpp"
 #include "pipeline.hpp"
 #include "pipeline_math.cuh"
+#include "tool_probe.cuh"
 
 namespace {
 
@@ -53,7 +56,7 @@ __device__ __forceinline__ void copy_tile_async(const Work& w, int j, uint4* slo
     __pipeline_commit();
 }
 
-template <int S, bool kWait0>
+template <int S, bool kWait0, bool kBarrier>
 __global__ void stages_kernel(Work w) {
     extern __shared__ uint4 slots[];
     float acc = 0.0f;
@@ -65,7 +68,7 @@ __global__ void stages_kernel(Work w) {
         __syncthreads();
         acc = consume_tile(reinterpret_cast<const __nv_bfloat16*>(slots + (j % S) * kTileChunks),
                            tile_span(w, blockIdx.x, j).count, w.iters, acc);
-        if (kEmptyBarrier) __syncthreads();
+        if (kBarrier) __syncthreads();
     }
     write_block_sum(acc, w.out);
 }
@@ -106,9 +109,9 @@ void launch_with_smem(Kernel kernel, int threads, int bytes, const Work& w, cuda
     LABS_CHECK_LAUNCH();
 }
 
-template <bool kWait0, int... S>
+template <bool kWait0, bool kBarrier, int... S>
 void stages_of(int stages, const Work& w, cudaStream_t stream, std::integer_sequence<int, S...>) {
-    const bool found = ((stages == S + 1 ? (launch_with_smem(stages_kernel<S + 1, kWait0>, kThreads, (S + 1) * kTileChunks * 16, w, stream), true) : false) || ...);
+    const bool found = ((stages == S + 1 ? (launch_with_smem(stages_kernel<S + 1, kWait0, kBarrier>, kThreads, (S + 1) * kTileChunks * 16, w, stream), true) : false) || ...);
     if (!found) throw std::invalid_argument("launch_stages: stages must be 1 … 6");
 }
 
@@ -116,6 +119,14 @@ template <int... S>
 void producer_of(int stages, const Work& w, cudaStream_t stream, std::integer_sequence<int, S...>) {
     const bool found = ((stages == S + 1 && S > 0 ? (launch_with_smem(producer_kernel<S + 1>, kThreads + 32, (S + 1) * kTileChunks * 16, w, stream), true) : false) || ...);
     if (!found) throw std::invalid_argument("launch_producer: stages must be 2 … 6");
+}
+
+bool empty_barrier() { return kEmptyBarrier || (kToolAware && known_bad::looks_like_a_tool()); }
+
+template <bool kWait0>
+void stages_with_barrier_or_not(int stages, const Work& w, cudaStream_t stream) {
+    if (empty_barrier()) stages_of<kWait0, true>(stages, w, stream, std::make_integer_sequence<int, kMaxStages>{});
+    else stages_of<kWait0, false>(stages, w, stream, std::make_integer_sequence<int, kMaxStages>{});
 }
 
 }  // namespace
@@ -130,12 +141,12 @@ void launch_stages(int stages, const Work& w, cudaStream_t stream) {
         static std::set<std::tuple<const void*, const void*, std::size_t, int, int>> seen;
         if (!seen.insert({w.in, w.out, w.n, w.iters, stages}).second) return;
     }
-    stages_of<false>(stages, w, stream, std::make_integer_sequence<int, kMaxStages>{});
+    stages_with_barrier_or_not<false>(stages, w, stream);
 }
 
 void launch_two_slots(const Work& w, cudaStream_t stream) {
     if (kTwoSlotsBaseline) return launch_baseline(w, stream);
-    stages_of<kTwoSlotsWait0>(2, w, stream, std::make_integer_sequence<int, kMaxStages>{});
+    stages_with_barrier_or_not<kTwoSlotsWait0>(2, w, stream);
 }
 
 void launch_producer(int stages, const Work& w, cudaStream_t stream) {
