@@ -117,6 +117,11 @@ CallShape shape_of(const std::string& n, bool driver) {
     } else {
         if (n == "cuLaunchKernel" || n == "cuLaunchCooperativeKernel") return CallShape::launch_drv;
         if (n == "cuLaunchKernelEx") return CallShape::launch_drv_ex;
+        // The driver's graph calls take the executable graph first as the runtime's do (cuGraphLaunch: {hGraphExec,
+        // hStream}), so that an update or a launch made through the driver names its instance too.
+        if (n == "cuGraphLaunch") return CallShape::graph_launch;
+        if (n.rfind("cuGraphExec", 0) == 0 && n != "cuGraphExecDestroy") return CallShape::graph_exec;
+        if (n == "cuGraphUpload") return CallShape::graph_exec;
     }
     return CallShape::none;
 }
@@ -157,6 +162,9 @@ struct Observer::State {
     std::set<std::string> hook_kernels;    // what the enqueue hook launches (it shares the graded call's correlation)
     std::set<std::string> grader_kernels;  // the references' kernels, for work no call record names (lean mode)
     bool lean = false;
+    bool quiet = false;
+    std::uint64_t quiet_since = 0;         // when quiet mode began (0: not quiet)
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> quiet_spans;  // when nothing was recorded, [from, to)
     std::size_t allocations_resolved = 0;  // allocations whose attribution is settled (their call may be forgotten)
     std::vector<int> lean_cbids[2];        // the enqueue calls' callbacks, off in lean mode (runtime, driver)
 
@@ -190,10 +198,16 @@ struct Observer::State {
         const CallRecord* c = call_for(correlation);
         return c != nullptr && c->graded;
     }
+    bool in_quiet_span(std::uint64_t t) const {
+        if (quiet && t >= quiet_since) return true;
+        return std::any_of(quiet_spans.begin(), quiet_spans.end(), [&](const auto& span) { return t >= span.first && t < span.second; });
+    }
     void resolve_allocations() {
         for (; allocations_resolved < allocations.size(); ++allocations_resolved) {
             ObservedAllocation& a = allocations[allocations_resolved];
-            a.graded = graded_correlation(a.correlation);
+            // In quiet time no call is recorded: an allocation made then is counted as the graded code's (the grader
+            // allocates nothing inside a quiet loop).
+            a.graded = graded_correlation(a.correlation) || (call_for(a.correlation) == nullptr && in_quiet_span(a.at));
         }
     }
     ObservedCall to_call(const CallRecord& r) const {
@@ -287,6 +301,7 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
                     o.static_smem = k->staticSharedMemory;
                     o.dynamic_smem = k->dynamicSharedMemory;
                     o.registers = k->registersPerThread;
+                    o.local_bytes = k->localMemoryPerThread;
                     o.start = k->start;
                     o.end = k->end;
                     o.graph = k->graphId;
@@ -495,7 +510,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     }
     if (--t_api_depth > 0) return;
     // On the way out: the result of what changes graphs, and the instance an instantiation made.
-    const bool instantiate = !w.driver && w.name.rfind("cudaGraphInstantiate", 0) == 0;
+    const bool instantiate = w.name.rfind(w.driver ? "cuGraphInstantiate" : "cudaGraphInstantiate", 0) == 0;
     if (!instantiate && w.shape != CallShape::graph_exec) return;
     std::lock_guard<std::mutex> lock(s.mu);
     if (t_outer_call < s.calls_dropped || t_outer_call >= s.calls_dropped + s.calls.size()) return;
@@ -635,21 +650,68 @@ void Observer::add_grader_kernels(const std::set<std::string>& mangled) {
     s.grader_kernels.insert(mangled.begin(), mangled.end());
 }
 
+namespace {
+
+void enable_callbacks(Observer::State& s, const std::vector<int> (&cbids)[2], bool on) {
+    for (int d = 0; d < 2; ++d)
+        for (const int cbid : cbids[d])
+            (void)cuptiEnableCallback(on ? 1 : 0, s.subscriber, d == 0 ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API,
+                                      CUpti_CallbackId(cbid));
+}
+
+}  // namespace
+
 void Observer::set_lean(bool lean) {
     State& s = state();
     if (!s.running || s.lean == lean) return;
     sync_device_quietly();  // nothing in flight while what is traced changes
     s.lean = lean;
-    for (int d = 0; d < 2; ++d)
-        for (const int cbid : s.lean_cbids[d])
-            (void)cuptiEnableCallback(lean ? 0 : 1, s.subscriber, d == 0 ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API,
-                                      CUpti_CallbackId(cbid));
+    if (s.quiet) return;  // quiet mode holds everything off; leaving it restores what lean mode says
+    enable_callbacks(s, s.lean_cbids, !lean);
     // Graph launches as one record each (their nodes are not traced one by one, which costs a graph's every node).
     if (lean) (void)cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
     else (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
 }
 
 bool Observer::lean() const noexcept { return const_cast<Observer*>(this)->state().lean; }
+
+void Observer::set_quiet(bool quiet) {
+    State& s = state();
+    if (!s.running || s.quiet == quiet) return;
+    sync_device_quietly();  // nothing in flight while what is traced changes
+    const bool work_on = !quiet;
+    if (quiet) {
+        std::lock_guard<std::mutex> lock(s.mu);
+        s.quiet = true;
+        s.quiet_since = timestamp();
+    }
+    // The runtime and driver callback domains as a whole (a disabled callback still costs its domain's dispatch on
+    // every call) and the work's activity records. The allocations (MEMORY2) and module loads stay recorded.
+    if (quiet) {
+        (void)cuptiEnableDomain(0, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+        (void)cuptiEnableDomain(0, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+    } else {
+        // Back to the watched calls only, less the enqueue calls in lean mode.
+        for (int d = 0; d < 2; ++d) {
+            const std::vector<Watched>& table = d == 0 ? s.runtime_table : s.driver_table;
+            for (std::size_t cbid = 0; cbid < table.size(); ++cbid)
+                if (table[cbid].on && !(s.lean && table[cbid].enqueues))
+                    (void)cuptiEnableCallback(1, s.subscriber, d == 0 ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API,
+                                              CUpti_CallbackId(cbid));
+        }
+    }
+    for (const CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET})
+        (void)(work_on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind));
+    if (s.lean) (void)(work_on ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE));
+    if (!quiet) {
+        std::lock_guard<std::mutex> lock(s.mu);
+        s.quiet = false;
+        s.quiet_spans.emplace_back(s.quiet_since, timestamp());
+        s.quiet_since = 0;
+    }
+}
+
+bool Observer::quiet() const noexcept { return const_cast<Observer*>(this)->state().quiet; }
 
 
 Observation Observer::collect(std::uint64_t since) {
@@ -705,6 +767,9 @@ Observation Observer::collect(std::uint64_t since) {
     }
     for (const ObservedModule& m : s.modules)
         if (m.at >= since) o.modules.push_back(m);
+    for (const auto& [from, to] : s.quiet_spans)
+        if (to > since) o.unobserved_ns += to - std::max(from, since);
+    if (s.quiet) o.unobserved_ns += timestamp() - std::max(s.quiet_since, since);
     const auto by_start = [](const auto& a, const auto& b) { return a.start < b.start; };
     std::sort(o.kernels.begin(), o.kernels.end(), by_start);
     std::sort(o.copies.begin(), o.copies.end(), by_start);
@@ -905,12 +970,14 @@ nlohmann::json Observation::summary() const {
     std::size_t graded_copies = 0;
     for (const ObservedCopy& c : copies) graded_copies += c.graded ? 1 : 0;
     const Held held = graded_memory();
-    return {{"kernels", graded},
-            {"kernel_names", names},
-            {"copies_and_memsets", graded_copies},
-            {"streams", streams_of_graded()},
-            {"allocated_bytes_peak", held.peak},
-            {"threads", {threads_at_begin, threads_at_end}}};
+    nlohmann::json out = {{"kernels", graded},
+                          {"kernel_names", names},
+                          {"copies_and_memsets", graded_copies},
+                          {"streams", streams_of_graded()},
+                          {"allocated_bytes_peak", held.peak},
+                          {"threads", {threads_at_begin, threads_at_end}}};
+    if (unobserved_ns > 0) out["unobserved_ms"] = double(unobserved_ns) * 1e-6;
+    return out;
 }
 
 }  // namespace gpulab::grader

@@ -523,9 +523,13 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
             continue;
         }
         out.send({{"type", "start"}, {"id", d.id}});
+        const auto check_start = std::chrono::steady_clock::now();
         try {
             if (gpu.check_begins) gpu.check_begins();
             r = run_code_check(d, lab.entries()[i], ctx, done, gpu);
+            // How long the check took on the wall clock (grading time is budgeted per lab: docs/performance-log.md).
+            if (r.details.is_null() || r.details.is_object())
+                r.details["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - check_start).count();
         } catch (const std::exception& ex) {
             r = result_for(d);
             r.status = Status::error;

@@ -297,3 +297,38 @@ TEST_CASE("In lean mode kernels are still recorded and told apart by name, and a
     CUDA_CHECK(cudaStreamDestroy(s));
     CUDA_CHECK(cudaFree(d));
 }
+
+TEST_CASE("Quiet mode records no work, says how long it lasted, keeps the allocations, and restores lean mode",
+          "[observer]") {
+    Observer& o = started();
+    float* d = nullptr;
+    CUDA_CHECK(cudaMalloc(&d, 4096));
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    o.set_lean(true);
+    Window w;
+    observer_test_touch<<<1, 32, 0, s>>>(d, 32);  // recorded (lean)
+    float* held = nullptr;
+    {
+        const QuietScope quiet;
+        CHECK(o.quiet());
+        GradedCall graded;
+        observer_test_touch<<<1, 32, 0, s>>>(d, 32);  // not recorded
+        CUDA_CHECK(cudaMalloc(&held, 1 << 20));        // recorded: the ledger sees every allocation
+        CUDA_CHECK(cudaStreamSynchronize(s));
+    }
+    CHECK_FALSE(o.quiet());
+    CHECK(o.lean());
+    observer_test_touch<<<1, 32, 0, s>>>(d, 32);  // recorded again
+    const Observation seen = w.close();
+    o.set_lean(false);
+    CHECK(seen.kernels.size() == 2);
+    CHECK(seen.unobserved_ns > 0);
+    CHECK(seen.unobserved_ns < seen.end - seen.begin);
+    bool found = false;
+    for (const ObservedAllocation& a : seen.allocations) found |= a.address == reinterpret_cast<std::uint64_t>(held) && a.graded;
+    CHECK(found);
+    CUDA_CHECK(cudaFree(held));
+    CUDA_CHECK(cudaStreamDestroy(s));
+    CUDA_CHECK(cudaFree(d));
+}

@@ -187,9 +187,39 @@ CorrectnessResult check_latency(Context& ctx) {
 constexpr int kStreamBlocksPerSm = 2;  // 16 of 64 warp slots on an H100 or H200: a quarter of the SM
 constexpr int kLoads[] = {1, 2, 4, 8};
 
-// Copies `count` vectors with `loads` in flight and checks every copied vector and an untouched guard past them.
+// What the observer saw one launch run: its one kernel's threads, registers and shared memory (static + dynamic),
+// and the resident blocks per SM they allow on this GPU by the occupancy model (the runtime's own answer for the
+// same resources, check_runtime shows they agree).
+struct ObservedLaunch {
+    std::string error;  // "" when one kernel of the student's own ran
+    std::uint32_t grid = 0, threads = 0, regs = 0, local_bytes = 0;
+    std::int64_t smem = 0;
+    models::Occupancy occ{};
+};
+
+ObservedLaunch observed_launch(const Context& ctx, const std::string& what, const Observation& seen) {
+    ObservedLaunch o;
+    CorrectnessResult own;
+    own.passed = true;
+    own = require_own_kernels(std::move(own), ctx, what, seen);
+    const std::vector<ObservedKernel> ran = seen.graded_kernels();
+    if (!own.passed) return o.error = own.message, o;
+    if (ran.size() != 1) return o.error = strprintf("%s: one kernel launch expected, the call ran %zu kernels", what.c_str(), ran.size()), o;
+    const ObservedKernel& k = ran[0];
+    o.grid = k.grid[0] * k.grid[1] * k.grid[2];
+    o.threads = k.block[0] * k.block[1] * k.block[2];
+    o.regs = k.registers;
+    o.local_bytes = k.local_bytes;
+    o.smem = std::int64_t(k.static_smem) + k.dynamic_smem;
+    o.occ = models::occupancy(device_sm_limits(), {int(o.threads), int(o.regs), o.smem});
+    return o;
+}
+
+// Copies `count` vectors with `loads` in flight and checks every copied vector and an untouched guard past them; the
+// occupancy is the one the observer saw the launch run at (the launcher's own StreamLaunch is only reported).
 CorrectnessResult check_stream(Context& ctx) {
     CorrectnessResult r;
+    if (r.skipped = observation_skip(); !r.skipped.empty()) return r;
     const std::size_t count = (std::size_t(1) << 22) + 333, guard = 4096;
     DeviceBuffer<uint4> in(count), pristine(count), out(count + guard), poison(count + guard);
     fill_random_bytes_device(in.data(), in.bytes(), ctx.seed_for("lab02 stream input"));
@@ -199,10 +229,19 @@ CorrectnessResult check_stream(Context& ctx) {
     nlohmann::json per;
     for (const int loads : kLoads) {
         CUDA_CHECK(cudaMemcpy(out.data(), poison.data(), poison.bytes(), cudaMemcpyDeviceToDevice));
-        const StreamLaunch l = launch_streaming(loads, in.data(), out.data(), count, ballast, nullptr);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        per[std::to_string(loads)] = {{"blocks_per_sm", l.blocks_per_sm}, {"occupancy", l.occupancy},
-                                      {"regs", l.regs_per_thread}};
+        Window window;
+        const StreamLaunch l = as_graded([&] { return launch_streaming(loads, in.data(), out.data(), count, ballast, nullptr); });
+        const Observation seen = window.close();
+        const ObservedLaunch o = observed_launch(ctx, strprintf("streaming_kernel<%d>", loads), seen);
+        if (!o.error.empty()) {
+            r.message = o.error;
+            r.hint = "launch_streaming launches your streaming_kernel<LOADS>, once";
+            return r;
+        }
+        per[std::to_string(loads)] = {{"blocks_per_sm", o.occ.resident_blocks}, {"occupancy", o.occ.occupancy},
+                                      {"regs", o.regs}, {"threads", o.threads}, {"smem_bytes", o.smem}, {"grid", o.grid},
+                                      {"reported", {{"blocks_per_sm", l.blocks_per_sm}, {"occupancy", l.occupancy},
+                                                    {"regs", l.regs_per_thread}}}};
         // Against a copy of the input taken before any run, and the input itself unchanged: a kernel that wrote
         // its output into `in` as well would otherwise match.
         const DeviceDiff copied = compare_bits_device(out.data(), pristine.data(), count * sizeof(uint4), 1);
@@ -225,9 +264,10 @@ CorrectnessResult check_stream(Context& ctx) {
             r.details = per;
             return r;
         }
-        if (l.occupancy > 0.25 + 1e-9) {
-            r.message = strprintf("streaming_kernel<%d> ran at occupancy %.2f with the ballast (a quarter at most expected)",
-                                  loads, l.occupancy);
+        if (o.occ.occupancy > 0.25 + 1e-9) {
+            r.message = strprintf("streaming_kernel<%d> ran at occupancy %.2f with the ballast, as observed (%u threads, %u "
+                                  "registers, %lld B shared memory per block; a quarter at most expected)",
+                                  loads, o.occ.occupancy, o.threads, o.regs, (long long)o.smem);
             r.details = per;
             return r;
         }
@@ -330,10 +370,11 @@ int register_budget(const TiledInfo& given) {
 
 CorrectnessResult check_bounds(Context& ctx) {
     CorrectnessResult r;
-    const TiledInfo given = tiled_info(), mine = tiled_bounded_info();
+    const TiledInfo given = tiled_info();
+    TiledInfo mine = tiled_bounded_info();  // reported only: the registers, spills and residency are observed below
     const int budget = register_budget(given);
     r.details = {{"given", {{"regs", given.regs_per_thread}, {"blocks_per_sm", given.blocks_per_sm}, {"local_bytes", given.local_bytes}}},
-                 {"bounded", {{"regs", mine.regs_per_thread}, {"blocks_per_sm", mine.blocks_per_sm}, {"local_bytes", mine.local_bytes}}},
+                 {"bounded_reported", {{"regs", mine.regs_per_thread}, {"blocks_per_sm", mine.blocks_per_sm}, {"local_bytes", mine.local_bytes}}},
                  {"register_budget", budget}};
     // Both kernels on the same inputs: the products must be the same, bit for bit (same body, same order of
     // operations; only the registers differ).
@@ -344,7 +385,22 @@ CorrectnessResult check_bounds(Context& ctx) {
     fill_uniform_device(b.data(), elems, ctx.seed_for("lab02 tiled b"), -1.0f, 1.0f);
     fill_random_bytes_device(c_mine.data(), c_mine.bytes(), ctx.seed_for("lab02 tiled poison"));
     launch_tiled(a.data(), b.data(), c_given.data(), n, nullptr);
-    launch_tiled_bounded(a.data(), b.data(), c_mine.data(), n, nullptr);
+    if (r.skipped = observation_skip(); !r.skipped.empty()) return r;
+    // The registers and residency are those of the kernel the launcher really ran (not what an info call reports).
+    Window window;
+    as_graded([&] { launch_tiled_bounded(a.data(), b.data(), c_mine.data(), n, nullptr); });
+    const Observation seen = window.close();
+    const ObservedLaunch ran = observed_launch(ctx, "launch_tiled_bounded", seen);
+    if (!ran.error.empty()) {
+        r.message = ran.error;
+        r.hint = "launch_tiled_bounded launches your tiled_bounded kernel, once";
+        return r;
+    }
+    r.details["observed"] = {{"regs", ran.regs}, {"blocks_per_sm", ran.occ.resident_blocks}, {"threads", ran.threads},
+                             {"local_bytes", ran.local_bytes}};
+    mine.regs_per_thread = int(ran.regs);
+    mine.blocks_per_sm = ran.occ.resident_blocks;
+    mine.local_bytes = ran.local_bytes;
     const TimingResult t_given = time_region([&](cudaStream_t s) { launch_tiled(a.data(), b.data(), c_given.data(), n, s); });
     const TimingResult t_mine = time_region([&](cudaStream_t s) { launch_tiled_bounded(a.data(), b.data(), c_mine.data(), n, s); });
     r.details["given_ms"] = t_given.median_ms;

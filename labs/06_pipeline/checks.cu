@@ -56,7 +56,8 @@ std::vector<Shape> shapes() {
 }
 
 // The variant's block sums against the baseline's on one shape, input and output poisoned first; "" when equal.
-std::string compare_on(const Launch& launch, const Shape& s, std::uint64_t seed) {
+// With @p seen, the variant's call is observed there (the kernels that made these very sums).
+std::string compare_on(const Launch& launch, const Shape& s, std::uint64_t seed, Observation* seen = nullptr) {
     DeviceBuffer<bf16> in(s.n);
     fill_uniform_bf16_device(in.data(), s.n, seed, -2.0f, 2.0f);
     const std::vector<std::uint16_t> input_before = to_host_bits(in);
@@ -67,7 +68,14 @@ std::string compare_on(const Launch& launch, const Shape& s, std::uint64_t seed)
     launch_baseline(w, nullptr);
     fill_random_bytes_device(got.data(), got.bytes(), seed ^ 0x5eed);
     w.out = got.data();
-    launch(w, nullptr);
+    if (seen != nullptr) {
+        CUDA_CHECK(cudaDeviceSynchronize());
+        Window window;
+        as_graded([&] { launch(w, nullptr); });
+        *seen = window.close();
+    } else {
+        launch(w, nullptr);
+    }
     CUDA_CHECK(cudaDeviceSynchronize());
     std::vector<float> e(blocks), g(blocks);
     CUDA_CHECK(cudaMemcpy(e.data(), expected.data(), expected.bytes(), cudaMemcpyDeviceToHost));
@@ -79,58 +87,50 @@ std::string compare_on(const Launch& launch, const Shape& s, std::uint64_t seed)
     return "";
 }
 
-// Each variant launched once on a small shape, then captured (nothing runs) to see which kernels it launches:
-// only the student's own (not the baseline's, which computes the same bits), and with @p min_threads threads
-// per block at least (a producer warp beside the computing threads). "" when so.
-std::string launch_shape(const Context& ctx, const Variant& v, unsigned min_threads, CorrectnessResult& r) {
-    const std::size_t n = 3 * std::size_t(kTileElems);
-    DeviceBuffer<bf16> in(n);
-    fill_uniform_bf16_device(in.data(), n, 3, -2.0f, 2.0f);
-    Work w{in.data(), n, 2, 1, nullptr};
-    DeviceBuffer<float> out(blocks_of(w));
-    w.out = out.data();
-    const Enqueue enqueue = [&](cudaStream_t s) { v.launch(w, s); };
-    enqueue(nullptr);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    r = require_own_kernels(std::move(r), ctx, v.name, enqueue);
+// What the observer saw one variant's call run: only the student's own kernel (not the baseline's, which computes
+// the same bits), one launch, and with @p min_threads threads per block at least (a producer warp beside the
+// computing threads). "" when so; r is failed by require_own_kernels() otherwise.
+std::string launch_shape(const Context& ctx, const Variant& v, const Shape& s, const Observation& seen, unsigned min_threads,
+                         CorrectnessResult& r) {
+    r = require_own_kernels(std::move(r), ctx, v.name + ", " + s.title, seen);
     if (!r.passed) return r.message;
+    const std::vector<ObservedKernel> ran = seen.graded_kernels();
     if (min_threads > 0) {
-        const CapturedGraph g(enqueue);
-        if (g.kernels().size() != 1)
-            return v.name + ": one kernel launch expected, the launcher made " + g.describe();
-        const dim3 b = g.kernels()[0].block;
-        if (b.x * b.y * b.z < min_threads)
-            return strprintf("%s: %u threads per block, not the %u computing threads and a producer warp (at least %u)",
-                             v.name.c_str(), b.x * b.y * b.z, kThreads, min_threads);
+        if (ran.size() != 1) return strprintf("%s: one kernel launch expected, the launcher ran %zu kernels", v.name.c_str(), ran.size());
+        const std::uint64_t threads = std::uint64_t(ran[0].block[0]) * ran[0].block[1] * ran[0].block[2];
+        if (threads < min_threads)
+            return strprintf("%s: %llu threads per block, not the %u computing threads and a producer warp (at least %u)",
+                             v.name.c_str(), (unsigned long long)threads, kThreads, min_threads);
     }
     return "";
 }
 
 CorrectnessResult check_variant(Context& ctx, const std::vector<Variant>& variants, unsigned min_threads = 0) {
     CorrectnessResult r;
+    if (r.skipped = observation_skip(); !r.skipped.empty()) return r;
     int compared = 0;
     for (const Variant& v : variants)
         for (const Shape& s : shapes()) {
-            const std::string diff = compare_on(v.launch, s, ctx.seed_for("lab06 " + v.name + " " + s.title));
+            Observation seen;
+            const std::string diff = compare_on(v.launch, s, ctx.seed_for("lab06 " + v.name + " " + s.title), &seen);
             if (!diff.empty()) {
                 r.message = v.name + ", " + diff;
                 r.hint = "a tile read before all of its copy arrived, or a slot overwritten before every warp finished "
                          "with it: where are the barriers, and what does each one wait for?";
                 return r;
             }
+            r.passed = true;
+            const std::string why = launch_shape(ctx, v, s, seen, min_threads, r);
+            if (!why.empty()) {
+                r.passed = false;
+                r.message = why;
+                if (r.hint.empty())
+                    r.hint = "each variant launches one kernel of its own: the producer warp's with kThreads + 32 threads";
+                return r;
+            }
             ++compared;
         }
     r.passed = true;
-    for (const Variant& v : variants) {
-        const std::string why = launch_shape(ctx, v, min_threads, r);
-        if (!why.empty()) {
-            r.passed = false;
-            r.message = why;
-            if (r.hint.empty())
-                r.hint = "each variant launches one kernel of its own: the producer warp's with kThreads + 32 threads";
-            return r;
-        }
-    }
     r.message = strprintf("%d runs (%zu shapes: a short last tile, one tile, 8 values, a wide grid) bit-identical to "
                           "the baseline, each variant's own kernel",
                           compared, shapes().size());

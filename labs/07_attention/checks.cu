@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -101,12 +102,14 @@ CorrectnessResult check_softmax(Context& ctx) {
         const SoftmaxCase& c = cached_case<SoftmaxCase>("softmax " + key, [&] {
             return make_softmax_case(s.rows, s.cols, ctx.seed_for("lab07 softmax " + key));
         });
+        Observation seen;  // the kernels that produced this very output must be the student's own
         const auto y = run_on_poisoned<float>(c.hx.size(), [&](float* out) {
             Arena ws = scratch().fresh();
             launch_softmax(c.x.data(), out, c.rows, c.cols, ws, nullptr);
-        });
+        }, seen);
         r = named_result(compare_f32(y, c.ref, kSoftmaxTol, {std::size_t(c.rows), std::size_t(c.cols)}), "softmax, " + key);
         r = require_unchanged(std::move(r), {input("x", c.x, c.hx)});
+        r = require_own_kernels(std::move(r), ctx, "softmax, " + key, seen);
         if (!r.passed) {
             if (r.hint.empty())
                 r.hint = "a new maximum must rescale the sum so far (ℓ · e^(m − m')), and a part that saw only −∞ "
@@ -114,12 +117,6 @@ CorrectnessResult check_softmax(Context& ctx) {
             return r;
         }
     }
-    const SoftmaxCase& c = cached_case<SoftmaxCase>("softmax 17 x 7", [] { return std::unique_ptr<SoftmaxCase>(); });
-    DeviceBuffer<float> out(c.hx.size());  // allocated here: nothing but the launcher may run under capture
-    r = require_own_kernels(std::move(r), ctx, "softmax", [&](cudaStream_t s) {
-        Arena ws = scratch().fresh();
-        launch_softmax(c.x.data(), out.data(), c.rows, c.cols, ws, s);
-    });
     if (r.passed) r.message = "4 shapes (1, 7, 1000 and 2^20 + 3 values per row; −∞ and ±10^30 planted) within 2^-12 of FP64";
     return r;
 }
@@ -180,7 +177,8 @@ struct AttentionOut {
     std::vector<float> lse;
 };
 
-AttentionOut run_attention(const AttentionCase& c) {
+// What ran is in `seen` (every shape's output is compared with the kernels that made it: require_own_kernels).
+AttentionOut run_attention(const AttentionCase& c, Observation& seen) {
     const std::size_t rows = std::size_t(c.shape.batch) * c.shape.heads * c.shape.seq_len;
     DeviceBuffer<float> lse(rows);
     lse.poison();
@@ -190,9 +188,14 @@ AttentionOut run_attention(const AttentionCase& c) {
         a.q = c.q.data(), a.k = c.k.data(), a.v = c.v.data(), a.o = o, a.lse = lse.data();
         Arena ws = scratch().fresh();
         launch_attention(a, ws, nullptr);
-    });
+    }, seen);
     out.lse = to_host(lse);
     return out;
+}
+
+AttentionOut run_attention(const AttentionCase& c) {
+    Observation seen;
+    return run_attention(c, seen);
 }
 
 CorrectnessResult check_attention_small(Context& ctx) {
@@ -206,8 +209,10 @@ CorrectnessResult check_attention_small(Context& ctx) {
                 const AttentionCase& c = cached_case<AttentionCase>("attention " + key, [&] {
                     return make_attention_case(shape, ctx.seed_for("lab07 attention " + key), false);
                 });
-                const AttentionOut out = run_attention(c);
+                Observation seen;
+                const AttentionOut out = run_attention(c, seen);
                 r = named_result(compare_bf16(out.o, c.ref.o, kAttentionTol, {std::size_t(3 * L), std::size_t(d)}), "O, " + key);
+                r = require_own_kernels(std::move(r), ctx, "attention, " + key, seen);
                 if (r.passed) {
                     double worst = 0;
                     std::size_t at = 0;
@@ -231,17 +236,6 @@ CorrectnessResult check_attention_small(Context& ctx) {
                 }
                 ++compared;
             }
-    const AttentionCase& c = cached_case<AttentionCase>("attention 1 × 3 heads, L = 97, d = 128, causal",
-                                                        [] { return std::unique_ptr<AttentionCase>(); });
-    const std::size_t rows = std::size_t(c.shape.batch) * c.shape.heads * c.shape.seq_len;
-    DeviceBuffer<bf16> o(rows * c.shape.head_dim);  // allocated here: only the launcher runs under capture
-    DeviceBuffer<float> lse(rows);
-    r = require_own_kernels(std::move(r), ctx, "attention", [&](cudaStream_t s) {
-        AttentionArgs a = c.shape;
-        a.q = c.q.data(), a.k = c.k.data(), a.v = c.v.data(), a.o = o.data(), a.lse = lse.data();
-        Arena ws = scratch().fresh();
-        launch_attention(a, ws, s);
-    });
     if (r.passed)
         r.message = strprintf("%d shapes (d 64 and 128, causal and not, L = 1, 7, 97, 257) within the BF16 tolerance of "
                               "FP64, O and LSE",
@@ -260,10 +254,12 @@ CorrectnessResult check_attention_medium(Context& ctx) {
         const AttentionCase& c = cached_case<AttentionCase>("medium " + key, [&] {
             return make_attention_case(shape, ctx.seed_for("lab07 medium " + key), true);
         });
-        const AttentionOut out = run_attention(c);
+        Observation seen;
+        const AttentionOut out = run_attention(c, seen);
         r = named_result(compare_bf16(out.o, c.ref.o, kNaiveTol,
                                    {std::size_t(m.batch) * m.heads * m.seq_len, std::size_t(m.head_dim)}),
                       "O against the MATH path, " + key);
+        r = require_own_kernels(std::move(r), ctx, "attention, " + key, seen);
         if (!r.passed) return r;
     }
     r.message = "2 × 4 heads (L = 1000; 1024 causal) and 4 × 16 heads (L = 1000 causal; 1024 at d = 64), d = 128 unless "
@@ -315,9 +311,14 @@ CorrectnessResult check_causal_planted(Context& ctx) {
     return r;
 }
 
-// The extra device memory of one head at L = 8192, d = 128, causal: the workspace's peak, and the device's free
-// memory before and after (nothing kept).
+// The extra memory of one head at L = 8192, d = 128, causal, as the grader sees it: the call gets an Arena of
+// exactly the limit (a guard zone after it, filled with a pattern, must come back unchanged), and the observer
+// counts everything else the graded code holds while it runs — what the call allocates (every kind: device, pools,
+// managed, mapped host), what the graded code held before it (a buffer kept from an earlier call, its static
+// __device__ data) — and what the device lost across the call. The Arena's own count is only reported.
 CorrectnessResult check_memory(Context& ctx) {
+    CorrectnessResult r;
+    if (r.skipped = observation_skip(); !r.skipped.empty()) return r;
     const AttentionArgs shape{nullptr, nullptr, nullptr, nullptr, nullptr, 1, 1, 8192, 128, true};
     const std::size_t n = std::size_t(shape.seq_len) * shape.head_dim;
     DeviceBuffer<bf16> q(n), k(n), v(n), o(n);
@@ -336,28 +337,65 @@ CorrectnessResult check_memory(Context& ctx) {
     std::vector<double> want;
     for (const std::uint16_t b : to_host_bits(o)) want.push_back(bf16_bits_to_float(b));
     o.poison();
+    constexpr double kMiB = 1048576.0;
+    constexpr std::size_t kLimit = std::size_t(16) << 20, kGuard = std::size_t(64) << 20;
+    constexpr unsigned char kPattern = 0xa5;
+    DeviceBuffer<unsigned char> bounded(kLimit + kGuard);
+    CUDA_CHECK(cudaMemset(bounded.data() + kLimit, kPattern, kGuard));
+    const std::uint64_t held_before = Observer::instance().memory_held().total;
     const std::size_t before = free_now();
-    Arena ws = scratch().fresh();
-    launch_attention(a, ws, nullptr);
+    Arena ws(bounded.data(), kLimit);
+    Window w;
+    std::string refused;
+    as_graded([&] {
+        try {
+            launch_attention(a, ws, nullptr);
+        } catch (const std::bad_alloc&) {
+            refused = "the call asked its Arena for more than the 16 MiB it holds";
+        }
+    });
+    const Observation seen = w.close();
     const std::size_t after = free_now();
-    constexpr double kMiB = 1048576.0, kLimit = 16 * kMiB;
     const double kept = before > after ? double(before - after) : 0.0;
+    const std::uint64_t allocated = seen.graded_memory().peak;
+    std::vector<unsigned char> guard(kGuard);
+    CUDA_CHECK(cudaMemcpy(guard.data(), bounded.data() + kLimit, kGuard, cudaMemcpyDeviceToHost));
+    const std::size_t overrun = std::size_t(std::count_if(guard.begin(), guard.end(), [](unsigned char b) { return b != kPattern; }));
+    if (!refused.empty()) {
+        r.message = refused + strprintf(" at one head, L = 8192 (the MATH path takes %.0f MiB)", naive_ws.peak_bytes() / kMiB);
+        r.hint = "the scores of a tile live in registers or shared memory and are gone after the tile: nothing of size L × L";
+        return r;
+    }
     // Memory is only worth something for the right answer (a launcher that does nothing takes none).
-    CorrectnessResult r = named_result(compare_bf16(to_host_bits(o), want, kNaiveTol, {std::size_t(shape.seq_len), n / shape.seq_len}),
-                                       "O against the MATH path, one head, L = 8192, d = 128, causal");
+    r = named_result(compare_bf16(to_host_bits(o), want, kNaiveTol, {std::size_t(shape.seq_len), n / shape.seq_len}),
+                     "O against the MATH path, one head, L = 8192, d = 128, causal");
+    r = require_own_kernels(std::move(r), ctx, "attention, one head, L = 8192", seen);
     if (!r.passed) return r;
     r.passed = false;
-    r.details = {{"workspace_peak_bytes", ws.peak_bytes()}, {"kept_bytes", kept}, {"naive_peak_bytes", naive_ws.peak_bytes()}};
-    if (ws.peak_bytes() + kept > kLimit) {
-        r.message = strprintf("%.1f MiB of scratch and %.1f MiB kept after the call at one head, L = 8192 (at most 16 MiB; "
-                              "the MATH path takes %.0f MiB)",
-                              ws.peak_bytes() / kMiB, kept / kMiB, naive_ws.peak_bytes() / kMiB);
+    const double extra = double(ws.peak_bytes()) + double(held_before) + std::max(double(allocated), kept);
+    r.details = {{"workspace_peak_bytes", ws.peak_bytes()}, {"held_before_bytes", held_before},
+                 {"allocated_during_call_bytes", allocated}, {"device_lost_bytes", kept},
+                 {"naive_peak_bytes", naive_ws.peak_bytes()}, {"guard_bytes_changed", overrun},
+                 {"observed", seen.summary()}};
+    if (overrun > 0) {
+        r.message = strprintf("the call wrote %zu bytes past the 16 MiB Arena it was given (into a guard zone after it)", overrun);
+        r.hint = "take() scratch from the Arena; never write past what it handed out";
+        return r;
+    }
+    if (extra > double(kLimit)) {
+        r.message = strprintf("%.1f MiB of extra memory at one head, L = 8192 (at most 16 MiB): the Arena %.1f MiB, held by your "
+                              "code before the call %.1f MiB (buffers kept, static __device__ data), allocated while it ran "
+                              "%.1f MiB, lost by the device across it %.1f MiB (the MATH path takes %.0f MiB)",
+                              extra / kMiB, ws.peak_bytes() / kMiB, double(held_before) / kMiB, double(allocated) / kMiB,
+                              kept / kMiB, naive_ws.peak_bytes() / kMiB);
         r.hint = "the scores of a tile live in registers or shared memory and are gone after the tile: nothing of size L × L";
         return r;
     }
     r.passed = true;
-    r.message = strprintf("%.2f MiB of scratch, %.1f MiB kept, at one head, L = 8192, d = 128, O right (the MATH path: %.0f MiB)",
-                          ws.peak_bytes() / kMiB, kept / kMiB, naive_ws.peak_bytes() / kMiB);
+    r.message = strprintf("%.2f MiB of extra memory at one head, L = 8192, d = 128, O right (the Arena %.2f MiB, held before "
+                          "%.2f MiB, allocated while running %.2f MiB, as observed; the MATH path: %.0f MiB)",
+                          extra / kMiB, ws.peak_bytes() / kMiB, double(held_before) / kMiB, double(allocated) / kMiB,
+                          naive_ws.peak_bytes() / kMiB);
     return r;
 }
 

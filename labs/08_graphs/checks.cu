@@ -1,11 +1,14 @@
 // FROZEN: do not edit. Lab 08's graded checks: every path bit-identical to the
 // eager step after replays with new inputs (copied in, or written by the producer), the fused graph, the output
-// moved by update and by recapture; launches counted (host launches through the given launchers and replay(),
-// kernels as the captured graph's nodes); host submit time and end-to-end time per step at M = 1, graph over
+// moved by update and by recapture (how, as observed); launches counted as observed (host submissions, graph
+// launches, the kernels that ran in the launched instances); host submit time and end-to-end time per step at M = 1, graph over
 // eager; and the copy-in break-even measured against the model from the measured saving and copy rate.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
+#include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -113,81 +116,178 @@ CorrectnessResult check_replays(Context& ctx, bool direct, bool fused) {
     return r;
 }
 
-// (d): the output moved by update, then by recapture: the next step lands there, with the eager step's bits.
+// ---- what the observer saw the graph calls do -----------------------------------------------------------------
+
+bool named_one_of(const ObservedCall& c, std::initializer_list<const char*> names) {
+    return std::any_of(names.begin(), names.end(), [&](const char* n) { return c.name == n; });
+}
+
+// The graded calls that put work on a stream from the host: kernel and graph launches, copies, memsets, host
+// functions (runtime and driver API alike).
+bool is_submission(const ObservedCall& c) {
+    static const std::regex submit("^(cuda|cu)(Launch.*|GraphLaunch|Memcpy.*|Memset.*)$");
+    return c.graded && std::regex_match(c.name, submit);
+}
+
+bool is_graph_launch(const ObservedCall& c) { return c.graded && named_one_of(c, {"cudaGraphLaunch", "cuGraphLaunch"}); }
+bool is_instantiation(const ObservedCall& c) {
+    return c.graded && (c.name.rfind("cudaGraphInstantiate", 0) == 0 || c.name.rfind("cuGraphInstantiate", 0) == 0);
+}
+// What changes an instantiated graph in place: a whole-graph update or a node's parameters set on the instance.
+bool is_exec_update(const ObservedCall& c) {
+    return c.graded && c.result == 0 &&
+           named_one_of(c, {"cudaGraphExecUpdate", "cuGraphExecUpdate", "cudaGraphExecKernelNodeSetParams",
+                            "cuGraphExecKernelNodeSetParams", "cudaGraphExecNodeSetParams", "cuGraphExecNodeSetParams"});
+}
+
+// The instances the graded code's graph launches named, and whether every graded kernel ran inside one of them
+// ("" when so, else what ran outside).
+std::set<std::uint32_t> launched_instances(const Observation& seen) {
+    std::set<std::uint32_t> ids;
+    for (const ObservedCall& c : seen.calls)
+        if (is_graph_launch(c)) ids.insert(c.graph_exec);
+    return ids;
+}
+std::string kernels_outside(const Observation& seen, const std::set<std::uint32_t>& instances) {
+    for (const ObservedKernel& k : seen.graded_kernels())
+        if (k.graph == 0 || instances.count(k.graph) == 0)
+            return kernel_display_name(k.name) + (k.graph == 0 ? " was launched directly, not by a graph" : " ran in a graph not launched here");
+    return "";
+}
+
+// (d): the output moved by update, then by recapture: the next step lands there, with the eager step's bits — and
+// the observer saw how: by update, an update of the very instance the step then replays (cudaGraphExecUpdate or a
+// kernel node's parameters set on it) and no instantiation; by recapture, a new instance, which the step replays.
 CorrectnessResult check_move_output(Context& ctx) {
     CorrectnessResult r;
+    if (r.skipped = observation_skip(); !r.skipped.empty()) return r;
     Setup s(1, ctx.seed_for("lab08 model"));
     GraphStep step(s.model, s.buffers, false);
     DeviceBuffer<bf16> y1(s.elements()), y2(s.elements());
     double update_us = 0, recapture_us = 0;
+    // The instance replayed before any move.
+    Window before;
+    as_graded([&] { step.step_copy_in(s.in.data(), s.stream); });
+    CUDA_CHECK(cudaStreamSynchronize(s.stream));
+    const std::set<std::uint32_t> first = launched_instances(before.close());
+    nlohmann::json observed = nlohmann::json::object();
     for (const bool update : {true, false}) {
         DeviceBuffer<bf16>& y = update ? y1 : y2;
+        const char* how = update ? "update" : "recapture";
         y.poison();
+        Window w;
         const auto t0 = std::chrono::steady_clock::now();
-        if (update) step.move_output_by_update(y.data());
-        else step.move_output_by_recapture(y.data());
+        as_graded([&] {
+            if (update) step.move_output_by_update(y.data());
+            else step.move_output_by_recapture(y.data());
+        });
         (update ? update_us : recapture_us) = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
         fill_uniform_bf16_device(s.in.data(), s.elements(), ctx.seed_for(update ? "lab08 move u" : "lab08 move r"), -1.0f, 1.0f);
         const std::vector<std::uint16_t> want = s.eager(s.in.data());
-        step.step_copy_in(s.in.data(), s.stream);
+        as_graded([&] { step.step_copy_in(s.in.data(), s.stream); });
         CUDA_CHECK(cudaStreamSynchronize(s.stream));
+        const Observation seen = w.close();
         const std::string diff = first_difference(to_host_bits(y), want);
         if (!diff.empty()) {
-            r.message = std::string("after moving the output by ") + (update ? "update" : "recapture") + ": " + diff;
+            r.message = std::string("after moving the output by ") + how + ": " + diff;
             r.hint = "the new output pointer must reach the last kernel's arguments in the instantiated graph";
+            return r;
+        }
+        const std::set<std::uint32_t> replayed = launched_instances(seen);
+        std::set<std::uint32_t> updated, made;
+        for (const ObservedCall& c : seen.calls) {
+            if (is_exec_update(c)) updated.insert(c.graph_exec);
+            if (is_instantiation(c)) made.insert(c.graph_exec);
+        }
+        observed[how] = {{"updates", updated.size()}, {"instantiations", made.size()}, {"graph_launches", replayed.size()}};
+        if (replayed.size() != 1) {
+            r.message = strprintf("after moving the output by %s the step made %zu graph launches of %zu instances: expected "
+                                  "one replay", how, std::size_t(std::count_if(seen.calls.begin(), seen.calls.end(), is_graph_launch)),
+                                  replayed.size());
+            r.hint = "step_copy_in copies the input in and replays the instance once";
+            return r;
+        }
+        const std::uint32_t instance = *replayed.begin();
+        if (const std::string outside = kernels_outside(seen, replayed); !outside.empty()) {
+            r.message = std::string("after moving the output by ") + how + ": " + outside;
+            return r;
+        }
+        if (update) {
+            if (!made.empty() || updated.count(instance) == 0 || first.count(instance) == 0) {
+                r.message = !made.empty() ? strprintf("move_output_by_update instantiated %zu graph(s): that is a recapture, "
+                                                      "not an update of the instance", made.size())
+                            : updated.count(instance) == 0
+                                ? std::string("move_output_by_update changed no instantiated graph that the step then replayed "
+                                              "(no cudaGraphExecUpdate or kernel-node parameters set on it was seen)")
+                                : std::string("after the update the step replayed an instance other than the one it replayed before");
+                r.hint = "update the instantiated graph in place: cudaGraphExecUpdate with the recaptured graph, or "
+                         "cudaGraphExecKernelNodeSetParams on the last kernel's node";
+                return r;
+            }
+        } else if (made.count(instance) == 0) {
+            r.message = "move_output_by_recapture made no new instance that the step then replayed";
+            r.hint = "capture the step again with the new output and instantiate it; replay that";
             return r;
         }
     }
     r.passed = true;
-    r.message = strprintf("the output moved by update (%.0f µs on the host) and by recapture (%.0f µs): the next step "
-                          "writes there, right bits", update_us, recapture_us);
-    r.details = {{"update_us", update_us}, {"recapture_us", recapture_us}};
+    r.message = strprintf("the output moved by update (%.0f µs on the host; the replayed instance updated in place, "
+                          "none instantiated) and by recapture (%.0f µs; a new instance replayed): the next step writes "
+                          "there, right bits", update_us, recapture_us);
+    r.details = {{"update_us", update_us}, {"recapture_us", recapture_us}, {"observed", observed}};
     return r;
 }
 
-std::size_t kernel_nodes(cudaGraph_t g) {
-    std::size_t n = 0;
-    CUDA_CHECK(cudaGraphGetNodes(g, nullptr, &n));
-    std::vector<cudaGraphNode_t> nodes(n);
-    CUDA_CHECK(cudaGraphGetNodes(g, nodes.data(), &n));
-    std::size_t kernels = 0;
-    for (cudaGraphNode_t node : nodes) {
-        cudaGraphNodeType t{};
-        CUDA_CHECK(cudaGraphNodeGetType(node, &t));
-        kernels += t == cudaGraphNodeTypeKernel;
-    }
-    return kernels;
-}
-
-// Launches for kRuns runs: host launches through the counted launchers and replay(); kernels per run as the
-// graph's kernel nodes, against models::launch_variants.
+// Launches for kRuns runs, observed: the eager step's host launches (the given launchers' own count, called by the
+// grader); for the graph steps, the graded code's host submissions (every launch, graph launch, copy and memset
+// call it made), its graph launches, and the kernels that ran — each inside an instance those launches named —,
+// against models::launch_variants. Instantiating inside the steps is not a replay.
 CorrectnessResult check_launch_counts(Context& ctx) {
     CorrectnessResult r;
+    if (r.skipped = observation_skip(); !r.skipped.empty()) return r;
     Setup s(1, ctx.seed_for("lab08 model"));
     const auto expected = models::launch_variants(kRuns, 6, 5);
     const std::int64_t e0 = host_launches();
     for (int i = 0; i < kRuns; ++i) run_step_eager(s.model, s.buffers, s.in.data(), s.eager_out.data(), false, s.stream);
     const std::int64_t eager = host_launches() - e0;
     std::string found = strprintf("eager %lld host launches", (long long)eager);
+    nlohmann::json observed = nlohmann::json::object();
     for (const bool fused : {false, true}) {
         GraphStep step(s.model, s.buffers, fused);
-        const std::int64_t g0 = host_launches(), gl0 = graph_launches();
-        for (int i = 0; i < kRuns; ++i) step.step_direct(s.stream);
+        as_graded([&] { step.step_direct(s.stream); });  // the first replay: anything left to set up is done
         CUDA_CHECK(cudaStreamSynchronize(s.stream));
-        const std::int64_t hosts = host_launches() - g0, graphs = graph_launches() - gl0;
-        const std::size_t kernels = step.graph() == nullptr ? 0 : kernel_nodes(step.graph()) * kRuns;
+        Window w;
+        as_graded([&] {
+            for (int i = 0; i < kRuns; ++i) step.step_direct(s.stream);
+        });
+        CUDA_CHECK(cudaStreamSynchronize(s.stream));
+        const Observation seen = w.close();
+        const auto count = [&](bool (*pred)(const ObservedCall&)) {
+            return std::int64_t(std::count_if(seen.calls.begin(), seen.calls.end(), pred));
+        };
+        const std::int64_t hosts = count(is_submission), graphs = count(is_graph_launch), made = count(is_instantiation);
+        const std::int64_t kernels = std::int64_t(seen.graded_kernels().size());
+        const std::string outside = kernels_outside(seen, launched_instances(seen));
+        const char* what = fused ? "fused + graph" : "graph";
+        observed[what] = {{"host_submissions", hosts}, {"graph_launches", graphs}, {"kernels", kernels}, {"instantiations", made},
+                          {"summary", seen.summary()}};
         const models::LaunchCounts want = expected[fused ? 3 : 1].counts;
-        found += strprintf("; %s: %lld host launches (%lld graphs), %zu kernels", fused ? "fused + graph" : "graph",
-                           (long long)hosts, (long long)graphs, kernels);
-        if (hosts != want.host_submissions || graphs != kRuns || std::int64_t(kernels) != want.device_kernels) {
-            r.message = strprintf("%s for %d runs: expected %lld host launches and %lld kernels — %s", fused ? "fused + graph" : "graph",
-                                  kRuns, (long long)want.host_submissions, (long long)want.device_kernels, found.c_str());
+        found += strprintf("; %s: %lld host launches (%lld graphs), %lld kernels", what, (long long)hosts, (long long)graphs,
+                           (long long)kernels);
+        if (hosts != want.host_submissions || graphs != kRuns || kernels != want.device_kernels || made > 0 || !outside.empty()) {
+            r.message = strprintf("%s for %d runs, as observed: expected %lld host launches and %lld kernels — %s", what, kRuns,
+                                  (long long)want.host_submissions, (long long)want.device_kernels, found.c_str());
+            if (made > 0) r.message += strprintf("; %lld graph(s) instantiated inside the steps", (long long)made);
+            if (!outside.empty()) r.message += "; " + outside;
             r.hint = "one replay() per step and nothing else launched; the fused graph captures launch_silu_mul";
+            r.details = {{"observed", observed}};
             return r;
         }
     }
     r.passed = eager == expected[0].counts.host_submissions;
-    r.message = r.passed ? found + " (the model's counts)" : strprintf("the eager step did not make %lld launches: ", (long long)expected[0].counts.host_submissions) + found;
+    r.message = r.passed ? found + " (the model's counts, as the observer saw them)"
+                         : strprintf("the eager step did not make %lld launches: ", (long long)expected[0].counts.host_submissions) + found;
+    r.details = {{"observed", observed}};
     return r;
 }
 
@@ -254,16 +354,23 @@ double step_weight_bytes(const FfnShape& sh) {
     return 2.0 * sh.layers * (double(sh.hidden) + 3.0 * double(sh.hidden) * sh.ffn);
 }
 
+// Host-timed loops run with the observer quiet (Observer::set_quiet: a launch costs there what it costs unobserved);
+// what they leave is graded afterwards — the results of steps on new inputs (verify_direct) and the eager
+// reference's device time against its time alone (compare_eager) — and the steps themselves are observed, untimed,
+// by launches.counts.
+// The step is made (captured, instantiated) inside the quiet time too: a graph instantiated while the observer
+// traces kernels carries its tracing into every replay.
 PerfResult perf_host_submit(Context& ctx) {
-    const LeanScope lean;  // host-timed: the observer's per-call cost stays out of the times
     Setup s(1, ctx.seed_for("lab08 model"));
+    std::optional<QuietScope> quiet(std::in_place);
     GraphStep step(s.model, s.buffers, false);
     const double eager = submit_us([&] { run_step_eager(s.model, s.buffers, s.in.data(), s.eager_out.data(), false, s.stream); }, s.stream, 200);
     const double graph = submit_us([&] { step.step_direct(s.stream); }, s.stream, 200);
+    const double empty = empty_graph_submit_us(s.stream);
+    quiet.reset();
     PerfResult r;
     r.ratio = eager / graph;
     r.message = strprintf("host time to submit one step at M = 1: eager %.2f µs (6 launches), graph %.2f µs (one replay)", eager, graph);
-    const double empty = empty_graph_submit_us(s.stream);
     r.time_ms = graph / 1e3;
     r.floor.min_ms = empty / 1e3;
     r.floor.min_what = "the submit of a one-node graph, measured the same way";
@@ -274,11 +381,12 @@ PerfResult perf_host_submit(Context& ctx) {
 }
 
 PerfResult perf_e2e(Context& ctx) {
-    const LeanScope lean;  // host-timed: the observer's per-call cost stays out of the times
     Setup s(1, ctx.seed_for("lab08 model"));
+    std::optional<QuietScope> quiet(std::in_place);  // host-timed (see perf_host_submit)
     GraphStep step(s.model, s.buffers, false);
     const double eager = e2e_us([&] { run_step_eager(s.model, s.buffers, s.in.data(), s.eager_out.data(), false, s.stream); }, s.stream, 200);
     const double graph = e2e_us([&] { step.step_direct(s.stream); }, s.stream, 200);
+    quiet.reset();
     PerfResult r;
     r.ratio = eager / graph;
     r.message = strprintf("one step at M = 1 end to end (200 back to back): eager %.2f µs, graph %.2f µs", eager, graph);
@@ -302,13 +410,13 @@ PerfResult perf_e2e(Context& ctx) {
 const std::vector<double> kSweepMiB{1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256};
 
 PerfResult perf_breakeven(Context& ctx) {
-    const LeanScope lean;  // host-timed: the observer's per-call cost stays out of the times
     Setup s(1, ctx.seed_for("lab08 model"));
-    GraphStep step(s.model, s.buffers, false);
     const std::size_t max_bytes = std::size_t(kSweepMiB.back() * 1048576.0);
     DeviceBuffer<std::uint8_t> produced(max_bytes), captured(max_bytes);
     CUDA_CHECK(cudaMemset(produced.data(), 1, max_bytes));
     const int steps = 100;
+    std::optional<QuietScope> quiet(std::in_place);  // host-timed (see perf_host_submit), up to the copy rate
+    GraphStep step(s.model, s.buffers, false);
     const double eager = e2e_us([&] { run_step_eager(s.model, s.buffers, s.in.data(), s.eager_out.data(), false, s.stream); },
                                 s.stream, steps);
     const double direct = e2e_us([&] { step.step_direct(s.stream); }, s.stream, steps);
@@ -321,6 +429,7 @@ PerfResult perf_breakeven(Context& ctx) {
                              step.step_direct(s.stream);
                          }, s.stream, steps)});
     }
+    quiet.reset();
     // The copy rate at the largest size.
     const TimingResult copy = time_region(
         [&](cudaStream_t st) { CUDA_CHECK(cudaMemcpyAsync(captured.data(), produced.data(), max_bytes, cudaMemcpyDeviceToDevice, st)); },

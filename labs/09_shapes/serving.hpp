@@ -78,4 +78,17 @@ inline double hindsight_ms(const std::vector<int>& trace, const std::vector<std:
     return total;
 }
 
+/** @brief What @p grid's costs say one fixed strategy (@p k: 0 generic, 1 bucketed, 2 specialised) takes for
+ *  @p trace: the sum over M of P (once per M) + count·T. */
+inline double fixed_strategy_ms(const std::vector<int>& trace, const std::vector<std::array<StrategyCost, 3>>& grid, int k) {
+    std::map<int, int> counts;
+    for (const int m : trace) ++counts[m];
+    double total = 0;
+    for (const auto& [m, count] : counts) {
+        const StrategyCost c = costs_for(grid, m)[std::size_t(k)];
+        total += c.prep_ms + count * c.call_ms;
+    }
+    return total;
+}
+
 }  // namespace lab09

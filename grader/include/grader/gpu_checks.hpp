@@ -411,6 +411,16 @@ void log_launches(bool on);
 /** @brief The launches logged so far, in order. */
 [[nodiscard]] std::vector<LoggedLaunch> logged_launches();
 
+/** @brief NVRTC compilations the process asked for so far, counted by the runner (its own nvrtcCompileProgram,
+ *  which every graded module's call resolves to first): "compiled at run time" is graded from these. */
+struct NvrtcCompiles {
+    std::uint64_t calls = 0;      ///< nvrtcCompileProgram calls
+    std::uint64_t succeeded = 0;  ///< of which returned NVRTC_SUCCESS
+    double ms = 0;                ///< host time spent inside them
+};
+/** @brief See NvrtcCompiles. */
+[[nodiscard]] NvrtcCompiles nvrtc_compiles();
+
 /** @brief What sanitize() found. */
 struct SanitizerRun {
     std::string skipped;        ///< why the tool could not run here ("" when it ran)

@@ -62,6 +62,7 @@ struct ObservedKernel {
     std::int32_t static_smem = 0;   ///< static shared memory per block, bytes
     std::int32_t dynamic_smem = 0;  ///< dynamic shared memory per block, bytes
     std::uint32_t registers = 0;    ///< registers per thread
+    std::uint32_t local_bytes = 0;  ///< local memory per thread (spills, local arrays), bytes
     std::uint64_t start = 0;        ///< when it started (CUPTI timestamp, ns)
     std::uint64_t end = 0;          ///< when it ended
     std::uint32_t graph = 0;        ///< CUPTI id of the executable graph it ran in (0: launched directly)
@@ -154,6 +155,7 @@ struct Observation {
     std::vector<ObservedModule> modules;          ///< loaded inside the window
     std::size_t threads_at_begin = 0;             ///< threads of the process when it opened (0: unknown)
     std::size_t threads_at_end = 0;               ///< and when it closed
+    std::uint64_t unobserved_ns = 0;              ///< time inside it in quiet mode, when no work was recorded
 
     /** @brief The kernels the graded code launched. */
     [[nodiscard]] std::vector<ObservedKernel> graded_kernels() const;
@@ -243,6 +245,17 @@ public:
     void set_lean(bool lean);
     /** @brief Whether lean mode is on. */
     [[nodiscard]] bool lean() const noexcept;
+    /**
+     * @brief Quiet mode, for host-timed loops whose every launch must cost what it costs unobserved (lab 08's host
+     * submit time): no kernel, copy, memset or graph launch is recorded, nor is any runtime or driver call (CUPTI's
+     * callback domains are off as a whole: a disabled callback still costs its domain's dispatch); allocations
+     * (counted as the graded code's, since no call names them) and module loads still are. A window that spans quiet time says how much
+     * (Observation::unobserved_ns): the work inside it is graded by what it leaves (its results on fresh inputs, the
+     * reference's time around it), and observed in untimed calls before or after. Off by default.
+     */
+    void set_quiet(bool quiet);
+    /** @brief Whether quiet mode is on. */
+    [[nodiscard]] bool quiet() const noexcept;
 
     /// @cond INTERNAL
     struct State;
@@ -284,6 +297,20 @@ public:
     ~LeanScope() { Observer::instance().set_lean(was_); }
     LeanScope(const LeanScope&) = delete;
     LeanScope& operator=(const LeanScope&) = delete;
+
+private:
+    bool was_;
+};
+
+/** @brief Quiet mode (Observer::set_quiet) for a scope; what it was before is restored at the end. */
+class QuietScope {
+public:
+    /** @brief Turns quiet mode on (waits for the device first when it changes). */
+    QuietScope() : was_(Observer::instance().quiet()) { Observer::instance().set_quiet(true); }
+    /** @brief Restores the mode it found. */
+    ~QuietScope() { Observer::instance().set_quiet(was_); }
+    QuietScope(const QuietScope&) = delete;
+    QuietScope& operator=(const QuietScope&) = delete;
 
 private:
     bool was_;

@@ -4,6 +4,11 @@
 //   kThreePass        the softmax makes three passes (its own kernels): right, and no faster than the baseline
 //   kFutureKeys       causal rows also see the next key (a mask off by one)
 //   kScoresInArena    attention writes every score of the head into the Arena first (L × L floats)
+//   kScoresStatic     the same scores into a static __device__ array (256 MiB, the module's own data): memory no
+//                     allocation call shows, which the observer reads from the loaded module
+//   kScoresKept       the same scores into host memory mapped into the device, allocated on the first call and
+//                     kept: no cudaMalloc, nothing allocated during the measured call, and the observer's ledger
+//                     holds it all the same
 //   kSkipRepeats      attention remembers the long calls it made (Q, O, heads, L) and launches nothing when one
 //                     comes again: O still holds last time's rows — right while Q, K, V are the same, stale
 //                     once they change
@@ -69,8 +74,12 @@ __global__ void softmax_kernel(const float* x, float* y, std::int64_t cols) {
     for (std::int64_t c = threadIdx.x; c < cols; c += kThreads) y[blockIdx.x * cols + c] = expf(row[c] - m) / l;
 }
 
+constexpr std::size_t kStaticScores = kScoresStatic ? std::size_t(8192) * 8192 : 1;
+__device__ float static_scores[kStaticScores];
+
 // One thread per query row of one head.
 __global__ void attention_kernel(AttentionArgs a, float* scores) {
+    if (kScoresStatic && scores == nullptr && std::size_t(a.seq_len) * a.seq_len <= kStaticScores) scores = static_scores;
     const int row = blockIdx.x * blockDim.x + threadIdx.x, h = blockIdx.y, L = a.seq_len, d = a.head_dim;
     if (row >= L) return;
     const std::size_t head = std::size_t(h) * L * d;
@@ -108,6 +117,18 @@ void launch_attention(const AttentionArgs& a, Arena& ws, cudaStream_t stream) {
     }
     float* scores = nullptr;
     if (kScoresInArena) scores = static_cast<float*>(ws.take(std::size_t(a.seq_len) * a.seq_len * sizeof(float)));
+    if constexpr (kScoresKept) {
+        // Host memory mapped into the device (the policy denies cudaMalloc here, not this), allocated on the first
+        // call for the longest head the checks use and kept.
+        static float* kept = nullptr;
+        constexpr std::size_t capacity = std::size_t(8192) * 8192 * sizeof(float);
+        if (kept == nullptr) {
+            void* host = nullptr;
+            CUDA_CHECK(cudaHostAlloc(&host, capacity, cudaHostAllocMapped));
+            CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&kept), host, 0));
+        }
+        if (std::size_t(a.seq_len) * a.seq_len * sizeof(float) <= capacity) scores = kept;
+    }
     for (int bh = 0; bh < a.batch * a.heads; bh += 65535) {  // grid.y ≤ 65535
         const dim3 grid((a.seq_len + 127) / 128, std::min(65535, a.batch * a.heads - bh));
         AttentionArgs part = a;

@@ -9,6 +9,10 @@
 //                      timed loops repeat the same input): fast, and the verified steps after each timed run fail
 //   kLaunchDirect      step_direct launches the graph with cudaGraphLaunch itself, not through the counting
 //                      replay(): the code policy refuses it before anything runs
+//   kUpdateByRecapture move_output_by_update captures and instantiates anew (right bits): the observer sees a new
+//                      instance and no update of the replayed one
+//   kShowFusedGraph    the fused GraphStep replays the unfused chain and hands graph() a fused capture that is never
+//                      launched (a claim about itself): the observer counts the kernels that ran
 #pragma once
 
 #include <stdexcept>
@@ -29,12 +33,14 @@ struct GraphStep::Impl {
 
     Impl(const FfnModel& m, const StepBuffers& b, bool f) : model(m), buffers(b), fused(f) {}
 
-    cudaGraph_t capture() const {
+    cudaGraph_t capture() const { return capture(kIgnoreFused ? false : fused); }
+
+    cudaGraph_t capture(bool fused_chain) const {
         cudaStream_t s = nullptr;
         CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
         cudaGraph_t g = nullptr;
         CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-        run_step_eager(model, buffers, input, output, kIgnoreFused ? false : fused, s);
+        run_step_eager(model, buffers, input, output, fused_chain, s);
         if constexpr (kSyncInCapture) CUDA_CHECK(cudaStreamSynchronize(s));
         CUDA_CHECK(cudaStreamEndCapture(s, &g));
         CUDA_CHECK(cudaStreamDestroy(s));
@@ -42,6 +48,15 @@ struct GraphStep::Impl {
     }
 
     void instantiate() {
+        if constexpr (kShowFusedGraph) {
+            if (fused) {
+                cudaGraph_t replayed = capture(false);
+                CUDA_CHECK(cudaGraphInstantiate(&exec, replayed, 0));
+                CUDA_CHECK(cudaGraphDestroy(replayed));
+                graph = capture(true);  // shown, never launched
+                return;
+            }
+        }
         graph = capture();
         CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     }
@@ -100,6 +115,10 @@ void GraphStep::step_direct(cudaStream_t s) {
 }
 
 void GraphStep::move_output_by_update(__nv_bfloat16* y) {
+    if constexpr (kUpdateByRecapture) {
+        move_output_by_recapture(y);
+        return;
+    }
     impl_->output = y;
     cudaGraph_t fresh = impl_->capture();
     cudaGraphExecUpdateResultInfo info{};
