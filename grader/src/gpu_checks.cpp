@@ -139,7 +139,7 @@ std::vector<std::string> foreign_kernels(const Context& ctx, const Observation& 
     std::vector<std::regex> given;
     for (const std::string& p : ctx.given_kernels) given.emplace_back(p);
     for (const ObservedKernel& k : seen.kernels) {
-        if (!k.graded || k.own || k.whole_graph) continue;
+        if (!k.graded || k.own) continue;
         const std::string n = kernel_name(k.name);
         if (std::any_of(given.begin(), given.end(), [&](const std::regex& g) { return std::regex_search(n, g); })) continue;
         const std::string shown = k.launched_from.empty() || k.launched_from.front() == '(' ? n : n + " (launched from " + k.launched_from + ")";
@@ -209,7 +209,7 @@ void judge_observation(const Context& ctx, const Observation& seen, PerfResult& 
     std::vector<Span> graded, grader;
     for (const ObservedKernel& k : seen.kernels)
         (k.graded ? graded : grader)
-            .push_back({k.start, k.end, k.whole_graph ? "graph launch" : "kernel " + kernel_name(k.name)});
+            .push_back({k.start, k.end, "kernel " + kernel_name(k.name)});
     for (const ObservedCopy& c : seen.copies)
         (c.graded ? graded : grader).push_back({c.start, c.end, std::string(c.is_memset ? "memset" : "copy ") +
                                                                      (c.is_memset ? "" : to_string(c.kind))});

@@ -260,7 +260,7 @@ TEST_CASE("Graded work overlapping the grader's is judged as work left running",
     CUDA_CHECK(cudaStreamDestroy(theirs));
 }
 
-TEST_CASE("In lean mode kernels are still recorded and told apart by name, and a graph is one record", "[observer]") {
+TEST_CASE("In lean mode kernels are still recorded and told apart by name, a graph's node by node", "[observer]") {
     Observer& o = started();
     float* d = nullptr;
     CUDA_CHECK(cudaMalloc(&d, 4096));
@@ -284,21 +284,22 @@ TEST_CASE("In lean mode kernels are still recorded and told apart by name, and a
     }
     o.set_lean(false);
     const Observation seen = w.close();
-    REQUIRE(seen.kernels.size() == 3);  // the spin, the touch, the graph as a whole
-    std::size_t graded = 0, graphs = 0;
+    REQUIRE(seen.kernels.size() == 4);  // the spin, the touch, the graph's two nodes
+    std::size_t graded = 0, in_graph = 0;
     for (const ObservedKernel& k : seen.kernels) {
         graded += k.graded ? 1 : 0;
-        graphs += k.whole_graph ? 1 : 0;
+        in_graph += k.graph != 0 ? 1 : 0;
+        if (k.graph != 0) CHECK(k.graded);  // named by the graph launch the graded code made
     }
-    CHECK(graded == 2);
-    CHECK(graphs == 1);
+    CHECK(graded == 3);
+    CHECK(in_graph == 2);
     CUDA_CHECK(cudaGraphExecDestroy(e));
     CUDA_CHECK(cudaGraphDestroy(g));
     CUDA_CHECK(cudaStreamDestroy(s));
     CUDA_CHECK(cudaFree(d));
 }
 
-TEST_CASE("Quiet mode records no work, says how long it lasted, keeps the allocations, and restores lean mode",
+TEST_CASE("Quiet mode records no work, says how long it lasted, sees what it allocated, and restores lean mode",
           "[observer]") {
     Observer& o = started();
     float* d = nullptr;
@@ -308,26 +309,35 @@ TEST_CASE("Quiet mode records no work, says how long it lasted, keeps the alloca
     o.set_lean(true);
     Window w;
     observer_test_touch<<<1, 32, 0, s>>>(d, 32);  // recorded (lean)
-    float* held = nullptr;
+    constexpr std::size_t kHeld = std::size_t(64) << 20, kPassing = std::size_t(32) << 20;
+    void* held = nullptr;
+    void* passing = nullptr;
     {
         const QuietScope quiet;
         CHECK(o.quiet());
         GradedCall graded;
         observer_test_touch<<<1, 32, 0, s>>>(d, 32);  // not recorded
-        CUDA_CHECK(cudaMalloc(&held, 1 << 20));        // recorded: the ledger sees every allocation
+        CUDA_CHECK(cudaMalloc(&held, kHeld));          // seen from the device's free memory at the end
+        CUDA_CHECK(cudaMalloc(&passing, kPassing));    // seen at its release, after quiet time
         CUDA_CHECK(cudaStreamSynchronize(s));
     }
     CHECK_FALSE(o.quiet());
     CHECK(o.lean());
+    CUDA_CHECK(cudaFree(passing));
     observer_test_touch<<<1, 32, 0, s>>>(d, 32);  // recorded again
     const Observation seen = w.close();
     o.set_lean(false);
     CHECK(seen.kernels.size() == 2);
     CHECK(seen.unobserved_ns > 0);
     CHECK(seen.unobserved_ns < seen.end - seen.begin);
-    bool found = false;
-    for (const ObservedAllocation& a : seen.allocations) found |= a.address == reinterpret_cast<std::uint64_t>(held) && a.graded;
-    CHECK(found);
+    bool released = false;
+    std::uint64_t held_after = 0;
+    for (const ObservedAllocation& a : seen.allocations) {
+        released |= a.address == reinterpret_cast<std::uint64_t>(passing) && a.graded && a.bytes == kPassing && a.released_at > 0;
+        if (a.address == 0 && a.graded && a.released_at == 0) held_after += a.bytes;
+    }
+    CHECK(released);
+    CHECK(held_after >= kHeld);  // the 64 MiB, and the 32 MiB still held at the end of quiet time
     CUDA_CHECK(cudaFree(held));
     CUDA_CHECK(cudaStreamDestroy(s));
     CUDA_CHECK(cudaFree(d));

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -448,6 +449,7 @@ Measured measure(Context& ctx, int m, ProgramCache& cache) {
     me.p_specialized_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     TimingOptions o;
     o.label = "lab09 per call";
+    o.max_total_ms = 100;  // a call at M = 16 is tens of µs: hundreds of runs fit
     me.t_generic_ms = time_region([&](cudaStream_t s) { launch_gemm_generic(g, s); }, o).median_ms;
     me.t_specialized_ms = time_region([&](cudaStream_t s) { launch_gemm_specialized(g, cache, s); }, o).median_ms;
     me.p_specialized_ms -= me.t_specialized_ms;  // preparation: what the first call took beyond a call
@@ -520,10 +522,38 @@ CorrectnessResult check_crossover(Context& ctx) {
 // load time for a specialised M not yet compiled in this run, else 0; T measured before serving at kCostGrid's
 // row counts (every bucket among them): a bucketed call costs its bucket's time, a generic or specialised one
 // the time interpolated between the grid's neighbours of M. Every run starts from an empty program cache.
-// Then one more policy run, on new X, checks every bucketed and specialised call (and a few generic ones)
-// against the generic kernel (no result may be kept from an earlier call). Two checks read the same runs: policy over generic, and over
-// specialised.
+// Every call of a timed run gets fresh X (its M rows drawn on the device from a secret, before the call; the same
+// cost for every strategy): no call can be skipped, or answered from an earlier one. After each call, 64 elements
+// of its output at positions drawn then from a secret are copied aside (SampledCalls); every call of the policy's
+// timed run is checked there against the generic kernel on the same X afterwards. Then one more policy run, on fresh X
+// again, checks in full the first call of each M with each strategy of yours (and a few generic ones) as it goes: code that works only in
+// the verified run (the second pass over the trace) is caught in the timed one. Two checks read the same runs:
+// policy over generic, and over specialised.
 
+
+// Every call of a timed serving run sampled: after the call, a kernel of the grader's copies kSampled elements of
+// its output at positions drawn from a seed the grader draws then (secret_draw()); afterwards each call's X is
+// drawn again, the generic kernel run on it, and the same positions compared. A call skipped, or answered from an
+// earlier one, leaves a Y made from other X: its samples are wrong.
+constexpr int kSampled = 64;
+
+__global__ void lab09_sample_output(const bf16* y, std::size_t count, std::uint64_t seed, bf16* out) {
+    const int j = int(threadIdx.x);
+    if (j < kSampled) out[j] = y[random_bits(seed, std::uint64_t(j)) % count];
+}
+
+struct SampledCalls {
+    DeviceBuffer<bf16> samples;
+    std::vector<std::uint64_t> seeds;  // per call
+    std::mt19937_64 secret{secret_draw()};
+    explicit SampledCalls(std::size_t calls) : samples(calls * kSampled), seeds(calls, 0) {}
+    void after(int call, int m, const bf16* y) {
+        seeds[std::size_t(call)] = secret() | 1;
+        lab09_sample_output<<<1, kSampled>>>(y, std::size_t(m) * kN, seeds[std::size_t(call)],
+                                             samples.data() + std::size_t(call) * kSampled);
+        LABS_CHECK_LAUNCH();
+    }
+};
 
 struct Serving {
     std::vector<int> trace;
@@ -545,6 +575,7 @@ struct Serving {
     }
 
     [[nodiscard]] Gemm call(int m, bf16* out) const { return {x.data(), w.data(), out, m, kN, kK}; }
+    void refill_x(int m, std::uint64_t seed) { fill_uniform_bf16_device(x.data(), std::size_t(m) * kK, seed, -1.0f, 1.0f, nullptr); }
     [[nodiscard]] int distinct() const { return int(std::set<int>(trace.begin(), trace.end()).size()); }
 
     void measure_costs() {
@@ -552,7 +583,7 @@ struct Serving {
         ProgramCache cache(dir.path, 16);
         TimingOptions o;
         o.label = "lab09 serve costs";
-        o.max_total_ms = 300;
+        o.max_total_ms = 100;  // a GEMM of 4096 rows is 0.35 ms on the H200: hundreds of runs fit
         std::vector<double> preps;
         for (const int m : kCostGrid) {
             const Gemm g = call(m, y.data());
@@ -577,11 +608,17 @@ struct Serving {
     // 4096 costs what generic does — and served a 1150-row call from a bucket of 2048, slower than generic).
     [[nodiscard]] std::array<StrategyCost, 3> costs_for(int m) const { return lab09::costs_for(costs, m); }
 
-    // The trace served with one fixed strategy (0 generic, 2 specialised) or the policy (-1), from an empty cache;
-    // `after` sees each call once it is enqueued. Returns the calls per strategy.
-    std::array<int, 3> serve(int fixed, const std::function<void(int call, int strategy)>& after = {}) {
-        TempDir dir("lab09-serve");
-        ProgramCache cache(dir.path, 1024);
+    // The trace served with one fixed strategy (0 generic, 2 specialised) or the policy (-1), from the cache in
+    // @p dir (none given: a new, empty one); `after` sees each call once it is enqueued. Returns the calls per
+    // strategy.
+    // Every call gets fresh X (its M rows drawn on the device from fresh_seed + the call's index, before it is
+    // enqueued: the same small cost for every strategy), so that no call can be skipped or answered from an
+    // earlier one; fresh_seed 0: X as it is.
+    std::array<int, 3> serve(int fixed, const std::function<void(int call, int strategy)>& after = {},
+                             const std::filesystem::path& dir = {}, std::uint64_t fresh_seed = 0) {
+        std::optional<TempDir> fresh;
+        if (dir.empty()) fresh.emplace("lab09-serve");
+        ProgramCache cache(dir.empty() ? fresh->path : dir, 1024);
         std::map<int, int> seen;
         std::set<int> compiled;
         std::array<int, 3> used{};
@@ -597,6 +634,7 @@ struct Serving {
             }
             if (k == 2) compiled.insert(m);
             ++used[std::size_t(k)];
+            if (fresh_seed != 0) refill_x(m, fresh_seed + i);
             const Gemm g = call(m, y.data());
             if (k == 0) launch_gemm_generic(g, nullptr);
             else if (k == 1) launch_gemm_bucketed(g, kBuckets, nullptr);
@@ -635,32 +673,72 @@ const ServingRuns& serving_runs(Context& ctx) {
         f();
         return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     };
-    r->generic_ms = host_ms([&] { (void)sv.serve(0); });
+    // Both timed runs sample every call the same way (one small kernel each, the same cost for both).
+    SampledCalls generic_samples(sv.trace.size()), policy_samples(sv.trace.size());
+    const auto sample = [&](SampledCalls& k) {
+        return [&](int i, int) { k.after(i, sv.trace[std::size_t(i)], sv.y.data()); };
+    };
+    // Fresh X for every call of the timed runs, from secrets (each run its own).
+    const std::uint64_t generic_seed = secret_draw() | 1, policy_seed = secret_draw() | 1;
+    r->generic_ms = host_ms([&] { (void)sv.serve(0, sample(generic_samples), {}, generic_seed); });
     // Always specialised is priced, not served: every distinct M compiled (about P each, 75 ms on the H200, over a
     // hundred of them) would take most of the lab's grading time to show what the costs already say. P and T are
     // this run's, measured from real compilations and calls (measure_costs); the policy itself is served for real.
     r->specialized_ms = lab09::fixed_strategy_ms(sv.trace, sv.costs, 2);
-    r->policy_ms = host_ms([&] { r->used = sv.serve(-1); });
-    // The verified run: new X; every bucketed and specialised call, the first three generic ones and the last call
-    // against generic.
-    fill_uniform_bf16_device(sv.x.data(), sv.x.size(), ctx.seed_for("lab09 serve verify x"), -1.0f, 1.0f);
-    std::array<int, 3> checked{};
-    (void)sv.serve(-1, [&](int i, int k) {
-        // Every call of yours (bucketed or specialised), the first three generic ones and the last one.
-        if (!r->wrong_result.empty() || (k == 0 && checked[0] >= 3 && i + 1 != r->calls)) return;
-        ++checked[std::size_t(k)];
-        const int m = sv.trace[std::size_t(i)];
+    TempDir policy_dir("lab09-serve-policy");  // empty for the timed run, kept for the verified one
+    r->policy_ms = host_ms([&] { r->used = sv.serve(-1, sample(policy_samples), policy_dir.path, policy_seed); });
+    // Call i of the verified run against the generic kernel on X as it is now.
+    const auto verify = [&](int i, int m, const bf16* got_device, const char* run) {
         launch_gemm_generic(sv.call(m, sv.y_ref.data()), nullptr);
         CUDA_CHECK(cudaDeviceSynchronize());
         const std::size_t n = std::size_t(m) * kN;
-        const std::vector<std::uint16_t> got = to_host_bits(sv.y), ref_bits = to_host_bits(sv.y_ref);
+        std::vector<std::uint16_t> got(n), ref_bits(n);  // the call's M rows only
+        CUDA_CHECK(cudaMemcpy(got.data(), got_device, n * sizeof(bf16), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(ref_bits.data(), sv.y_ref.data(), n * sizeof(bf16), cudaMemcpyDeviceToHost));
         std::vector<double> ref(n);
         for (std::size_t e = 0; e < n; ++e) ref[e] = bf16_bits_to_float(ref_bits[e]);
         const CompareReport rep = compare_bf16(std::span(got.data(), n), ref, kVsGeneric, {std::size_t(m), std::size_t(kN)});
-        if (!rep.passed())
-            r->wrong_result = strprintf("call %d (M = %d, %s) on new data: %s", i + 1, m,
-                                        k == 0 ? "generic" : k == 1 ? "bucketed" : "specialised", rep.describe().c_str());
-    });
+        if (!rep.passed()) r->wrong_result = strprintf("call %d (M = %d) of the %s: %s", i + 1, m, run, rep.describe().c_str());
+    };
+    // Every call of the timed policy run at its sampled positions, against the generic kernel on that call's X.
+    {
+        SampledCalls reference(sv.trace.size());
+        for (std::size_t i = 0; i < sv.trace.size(); ++i) {
+            const int m = sv.trace[i];
+            sv.refill_x(m, policy_seed + i);
+            launch_gemm_generic(sv.call(m, sv.y_ref.data()), nullptr);
+            lab09_sample_output<<<1, kSampled>>>(sv.y_ref.data(), std::size_t(m) * kN, policy_samples.seeds[i],
+                                                 reference.samples.data() + i * kSampled);
+            LABS_CHECK_LAUNCH();
+        }
+        CUDA_CHECK(cudaDeviceSynchronize());
+        const std::vector<std::uint16_t> got = to_host_bits(policy_samples.samples), want = to_host_bits(reference.samples);
+        for (std::size_t i = 0; i < sv.trace.size() && r->wrong_result.empty(); ++i) {
+            std::vector<double> ref(kSampled);
+            for (int j = 0; j < kSampled; ++j) ref[std::size_t(j)] = bf16_bits_to_float(want[i * kSampled + std::size_t(j)]);
+            const CompareReport rep = compare_bf16(std::span(got.data() + i * kSampled, kSampled), ref, kVsGeneric,
+                                                   {1, std::size_t(kSampled)});
+            if (!rep.passed())
+                r->wrong_result = strprintf("call %zu (M = %d) of the timed run of your policy, at %d positions drawn after "
+                                            "it: %s", i + 1, sv.trace[i], kSampled, rep.describe().c_str());
+        }
+    }
+    // The verified run: new X; every bucketed and specialised call, the first three generic ones and the last call
+    // against generic. Its programs come from the timed run's cache (compiling them again would only cost time).
+    const std::uint64_t verify_seed = secret_draw() | 1;
+    std::array<int, 3> checked{};
+    std::set<std::pair<int, int>> checked_shapes;  // (strategy, M) verified in full
+    (void)sv.serve(-1, [&](int i, int k) {
+        // In full: the first call of each M with each of your strategies (bucketed, specialised), the first three
+        // generic ones and the last one. Every call, repeats included, was sampled in the timed run.
+        if (!r->wrong_result.empty()) return;
+        const int m = sv.trace[std::size_t(i)];
+        const bool last = i + 1 == r->calls;
+        if (k == 0 ? checked[0] >= 3 && !last : !checked_shapes.insert({k, m}).second && !last) return;
+        ++checked[std::size_t(k)];
+        const std::string run = std::string("verified run on new data, ") + (k == 0 ? "generic" : k == 1 ? "bucketed" : "specialised");
+        verify(i, sv.trace[std::size_t(i)], sv.y.data(), run.c_str());
+    }, policy_dir.path, verify_seed);
     runs = std::move(r);
     return *runs;
 }

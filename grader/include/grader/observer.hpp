@@ -70,7 +70,6 @@ struct ObservedKernel {
     std::uint32_t correlation = 0;  ///< the call that launched it (or the graph launch)
     bool graded = false;            ///< launched by the graded code (its call, or the graph launch, was)
     bool own = false;               ///< defined by the graded code's own objects (Observer::set_own_symbols)
-    bool whole_graph = false;       ///< a whole graph launch, recorded in lean mode (no name: its nodes untraced)
     std::string launched_from;      ///< the image whose code made the launch call ("" when not known)
     /** @brief Threads in the grid. */
     [[nodiscard]] std::uint64_t threads() const noexcept;
@@ -239,7 +238,7 @@ public:
     void add_grader_kernels(const std::set<std::string>& mangled);
     /**
      * @brief Lean mode, for timed loops: the launch, copy and memset calls are not watched one by one (what they
-     * cost would be timed) and a graph launch is one record, not one per node; kernels are still recorded, told
+     * cost would be timed); kernels are still recorded, a graph's node by node, and told
      * apart by name (the graded code's own, the kit's, add_grader_kernels(), else the graded code's). Off by default.
      */
     void set_lean(bool lean);
@@ -247,11 +246,16 @@ public:
     [[nodiscard]] bool lean() const noexcept;
     /**
      * @brief Quiet mode, for host-timed loops whose every launch must cost what it costs unobserved (lab 08's host
-     * submit time): no kernel, copy, memset or graph launch is recorded, nor is any runtime or driver call (CUPTI's
-     * callback domains are off as a whole: a disabled callback still costs its domain's dispatch); allocations
-     * (counted as the graded code's, since no call names them) and module loads still are. A window that spans quiet time says how much
-     * (Observation::unobserved_ns): the work inside it is graded by what it leaves (its results on fresh inputs, the
-     * reference's time around it), and observed in untimed calls before or after. Off by default.
+     * submit time): CUPTI is let go of entirely (every activity kind off, the subscriber removed; a subscriber
+     * with its callback domains off, or one activity kind on, still cost microseconds per launch on the H200), and
+     * attached again when it ends. Nothing is recorded in quiet time: no kernel, copy, memset, graph launch, call,
+     * allocation or module load. Memory made there is seen two ways, both counted as the graded code's: what the
+     * device's free memory says is held at its end (one allocation record at address 0), and an allocation
+     * released after it (its release record names its size); host memory made and kept there is not seen. A
+     * window that spans quiet time says how much (Observation::unobserved_ns): the work inside it is graded by
+     * what it leaves (its results on fresh inputs, the reference's time around it), and observed in untimed calls
+     * before or after. Should CUPTI refuse to attach again, the observer stops (running() false, why_not() says
+     * so) and every later observer-based check is SKIPPED. Off by default.
      */
     void set_quiet(bool quiet);
     /** @brief Whether quiet mode is on. */

@@ -10,6 +10,8 @@
 //                        24 MiB array exists only in that version)
 //   cached_v2            v2 keeps a device copy of each result and copies it back when the same buffers return
 //   mapped_v2            the same, with the copies kept in mapped pinned host memory, moved by a kernel
+//   guessed_v2           v2 computes only the calls it guesses are verified (the first on a set of buffers, then
+//                        every 12th, where a grader that checks fixed calls would look) and launches nothing else
 //   reference_hog        v1, v2 and v3 start a short bandwidth hog on a private stream once their kernel is done
 //   cublas_uncaptured    v1, v2 and v3 are the plain kernel while the stream is being captured (what the grader
 //                        once inspected), cuBLAS otherwise — reached by its symbol names through the loader's
@@ -42,6 +44,7 @@ enum class Defect {
     silu_static_scratch,
     cached_v2,
     mapped_v2,
+    guessed_v2,
     reference_hog,
     cublas_uncaptured,
 };
@@ -225,6 +228,13 @@ void variant(int v, const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat1
         gemm<false>(A, W, C, M, N, K, stream);
         copy_kernel<<<1024, 256, 0, stream>>>(C, static_cast<__nv_bfloat16*>(view), count);
         LABS_CHECK_LAUNCH();
+    } else if constexpr (D == Defect::guessed_v2) {
+        static std::map<Key, int> calls;
+        if (v == 2 && !capturing(stream)) {
+            const int n = ++calls[Key{A, W, C, M, N, K}];
+            if (n != 1 && n % 12 != 0) return;
+        }
+        gemm<false>(A, W, C, M, N, K, stream);
     } else if constexpr (D == Defect::cached_v2) {
         static std::map<Key, gpulab::Workspace<__nv_bfloat16>> kept;
         const std::size_t count = static_cast<std::size_t>(M) * N;

@@ -3,6 +3,6 @@
 // over the same buffers would see an impossible speed — but the verified timed run brings new data into the
 // same buffers, and its output is stale.
 constexpr bool kEmptyBarrier = true, kTwoSlotsWait0 = false, kSlowOneSlot = false, kProducerAsStages = false,
-               kTwoSlotsBaseline = false, kSkipRepeats = true, kToolAware = false;
+               kTwoSlotsBaseline = false, kSkipRepeats = true, kToolAware = false, kGuessVerified = false;
 constexpr int kWaitSlack = 0;
 #include "pipeline.cuh"

@@ -4,6 +4,6 @@
 // sanitizer run launched (its own authenticated launch log) with the ones it observed: the template arguments
 // differ (stages_kernel<2, false, true> against <2, false, false>), and the hazards checks are TAMPERED.
 constexpr bool kEmptyBarrier = false, kTwoSlotsWait0 = false, kSlowOneSlot = false, kProducerAsStages = false,
-               kTwoSlotsBaseline = false, kSkipRepeats = false, kToolAware = true;
+               kTwoSlotsBaseline = false, kSkipRepeats = false, kToolAware = true, kGuessVerified = false;
 constexpr int kWaitSlack = 0;
 #include "pipeline.cuh"
