@@ -246,6 +246,17 @@ TimingOptions grading_timing(const std::string& label) {
     return o;
 }
 
+VerifiedCalls::VerifiedCalls(std::uint64_t secret) : draws_(mix64(secret ^ 0xC0FFEEull)) {}
+
+int VerifiedCalls::slot_after(int call) {
+    // Call number n = call + 1 replaces a kept one with probability k / n; the first k fill the slots.
+    const std::uint64_t n = std::uint64_t(call) + 1;
+    if (n <= std::uint64_t(kVerifiedCalls)) return call;
+    draws_ = mix64(draws_ + n);
+    const std::uint64_t j = draws_ % n;
+    return j < std::uint64_t(kVerifiedCalls) ? int(j) : kVerifiedCalls;
+}
+
 namespace {
 
 // "38% slower" / "3.1x slower", for messages.
@@ -283,7 +294,7 @@ RotationRun time_rotation(const SetEnqueue& baseline, const Rotation& work, cons
         DeviceBuffer<unsigned char> copy;
     };
     std::vector<Kept> kept(kVerifiedCalls);
-    std::uint64_t draws = mix64(secret ^ 0xC0FFEEull);
+    VerifiedCalls picked(secret);
     TimingHooks hooks;
     hooks.before = [&](std::size_t w, int rep, cudaStream_t s) {
         if (w != 1) return;
@@ -295,16 +306,7 @@ RotationRun time_rotation(const SetEnqueue& baseline, const Rotation& work, cons
     };
     hooks.after = [&](std::size_t w, int rep, cudaStream_t s) {
         if (w != 1) return;
-        // Reservoir sampling (Algorithm R): call number rep + 1 replaces a kept one with probability k / (rep + 1).
-        const std::uint64_t n = std::uint64_t(rep) + 1;
-        std::size_t slot = kept.size();
-        if (n <= kept.size()) {
-            slot = std::size_t(rep);
-        } else {
-            draws = mix64(draws + n);
-            const std::uint64_t j = draws % n;
-            if (j < kept.size()) slot = std::size_t(j);
-        }
+        const std::size_t slot = std::size_t(picked.slot_after(rep));
         if (slot == kept.size()) return;
         const int set = set_of(rep);
         const auto [out, bytes] = work.output(set);

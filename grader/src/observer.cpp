@@ -702,11 +702,13 @@ void Observer::set_quiet(bool quiet) {
         s.quiet_since = timestamp();
         s.quiet_free_before = free_now;
     }
-    // CUPTI let go of entirely: every activity kind off and the subscriber removed. Measured on the H200 (session of
-    // 2026-12-03, grader_observer_overhead), a subscriber with both callback domains off still cost 1.7 µs per
-    // empty launch and 8 µs per graph launch; with one activity kind on, 4 µs per graph launch. What quiet time
-    // leaves held is seen from the device's free memory across it, and what it made and released later at that
-    // release. Module loads in quiet time are not seen (the lab's kernels are loaded by its untimed calls first).
+    // CUPTI let go of entirely: every activity kind off and the subscriber removed, so that nothing of the observer
+    // runs inside the timed loop. It does not make launches cost what they cost with CUPTI never loaded: on the
+    // H200 (2026-12-03, grader_observer_overhead) an empty launch's submit took 6.25 µs detached, 6.23 µs with the
+    // subscriber's callback domains off, 4.48 µs before CUPTI started; a 20-node graph launch 9.7, 10.7 and 1.8 µs.
+    // What quiet time leaves held is seen from the device's free memory across it, and what it made and released
+    // later at that release. Module loads in quiet time are not seen (the lab's kernels are loaded by its untimed
+    // calls first).
     for (const CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                           CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMORY2})
         (void)(work_on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind));

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
-#include <random>
 #include <regex>
 #include <set>
 #include <string>
@@ -321,7 +320,7 @@ double replay_submit_us(Setup& s, GraphStep& step, int reps, std::string& wrong)
     };
     std::vector<Kept> kept(kVerifiedCalls);
     for (Kept& k : kept) k.out = DeviceBuffer<bf16>(s.elements());
-    std::mt19937_64 secret{secret_draw()};
+    VerifiedCalls picked(secret_draw());
     const std::uint64_t base = secret_draw() | 1;
     std::vector<double> t;
     for (int i = 0; i < reps; ++i) {
@@ -330,7 +329,7 @@ double replay_submit_us(Setup& s, GraphStep& step, int reps, std::string& wrong)
         const auto t0 = std::chrono::steady_clock::now();
         step.step_direct(s.stream);
         t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-        const int slot = i < kVerifiedCalls ? i : int(secret() % std::uint64_t(i + 1));
+        const int slot = picked.slot_after(i);
         if (slot < kVerifiedCalls) {
             kept[std::size_t(slot)].call = i;
             kept[std::size_t(slot)].seed = base + std::uint64_t(i);

@@ -309,6 +309,23 @@ void compare_reference(const Context& ctx, const TimingResult& inside, PerfResul
 inline constexpr int kVerifiedCalls = 3;
 
 /**
+ * @brief Which timed calls are kept for verification: reservoir sampling (Algorithm R) of kVerifiedCalls calls,
+ * each decided after its call from a secret (secret_draw()), so that every call of a loop is equally likely to be
+ * verified and none can know beforehand. Used by the timing helpers and by labs that time loops of their own.
+ */
+class VerifiedCalls {
+public:
+    /** @param secret from secret_draw() */
+    explicit VerifiedCalls(std::uint64_t secret);
+    /** @brief After call @p call (0, 1, 2, ... in order): the slot (0 … kVerifiedCalls − 1) whose kept output it
+     *  replaces, or kVerifiedCalls when it is not kept. */
+    [[nodiscard]] int slot_after(int call);
+
+private:
+    std::uint64_t draws_;
+};
+
+/**
  * @brief Why the GPU cannot be timed on before the first check of a lab's process (the runner's
  * GpuHooks::start_checks): another process holds a context on it, or a D2D copy of the size the grader
  * measured at the start of the run (in a process without graded code) now runs more than the tolerance

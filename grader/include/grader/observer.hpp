@@ -246,9 +246,9 @@ public:
     [[nodiscard]] bool lean() const noexcept;
     /**
      * @brief Quiet mode, for host-timed loops whose every launch must cost what it costs unobserved (lab 08's host
-     * submit time): CUPTI is let go of entirely (every activity kind off, the subscriber removed; a subscriber
-     * with its callback domains off, or one activity kind on, still cost microseconds per launch on the H200), and
-     * attached again when it ends. Nothing is recorded in quiet time: no kernel, copy, memset, graph launch, call,
+     * submit time): CUPTI is let go of entirely (every activity kind off, the subscriber removed), so that nothing
+     * of the observer runs in the loop, and attached again when it ends. Launches still cost more than with CUPTI
+     * never loaded (docs/performance-log.md quotes the H200). Nothing is recorded in quiet time: no kernel, copy, memset, graph launch, call,
      * allocation or module load. Memory made there is seen two ways, both counted as the graded code's: what the
      * device's free memory says is held at its end (one allocation record at address 0), and an allocation
      * released after it (its release record names its size); host memory made and kept there is not seen. A
@@ -290,35 +290,29 @@ decltype(auto) as_graded(F&& f) {
 }
 
 /**
- * @brief Lean mode (Observer::set_lean) for a scope, for host-timed loops whose every launch call would otherwise
- * carry the observer's per-call cost into the time; what it was before is restored at the end.
+ * @brief One of the observer's modes on for a scope (Observer::set_lean, Observer::set_quiet); what it was before
+ * is restored at the end. Turning it on or off waits for the device first when the mode changes.
+ * @tparam Get the mode's getter @tparam Set its setter
  */
-class LeanScope {
+template <bool (Observer::*Get)() const noexcept, void (Observer::*Set)(bool)>
+class ModeScope {
 public:
-    /** @brief Turns lean mode on (waits for the device first when it changes). */
-    LeanScope() : was_(Observer::instance().lean()) { Observer::instance().set_lean(true); }
+    /** @brief Turns the mode on. */
+    ModeScope() : was_((Observer::instance().*Get)()) { (Observer::instance().*Set)(true); }
     /** @brief Restores the mode it found. */
-    ~LeanScope() { Observer::instance().set_lean(was_); }
-    LeanScope(const LeanScope&) = delete;
-    LeanScope& operator=(const LeanScope&) = delete;
+    ~ModeScope() { (Observer::instance().*Set)(was_); }
+    ModeScope(const ModeScope&) = delete;
+    ModeScope& operator=(const ModeScope&) = delete;
 
 private:
     bool was_;
 };
 
-/** @brief Quiet mode (Observer::set_quiet) for a scope; what it was before is restored at the end. */
-class QuietScope {
-public:
-    /** @brief Turns quiet mode on (waits for the device first when it changes). */
-    QuietScope() : was_(Observer::instance().quiet()) { Observer::instance().set_quiet(true); }
-    /** @brief Restores the mode it found. */
-    ~QuietScope() { Observer::instance().set_quiet(was_); }
-    QuietScope(const QuietScope&) = delete;
-    QuietScope& operator=(const QuietScope&) = delete;
-
-private:
-    bool was_;
-};
+/** @brief Lean mode for a scope, for timed loops whose every launch call would otherwise carry the observer's
+ *  per-call cost into the time. */
+using LeanScope = ModeScope<&Observer::lean, &Observer::set_lean>;
+/** @brief Quiet mode for a scope, for host-timed loops (lab 08's). */
+using QuietScope = ModeScope<&Observer::quiet, &Observer::set_quiet>;
 
 /** @brief "What ran between here and here": opened on construction (after the device went idle), closed by
  *  close(), which waits for the device and returns what was recorded. */
