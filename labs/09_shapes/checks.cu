@@ -530,7 +530,6 @@ CorrectnessResult check_crossover(Context& ctx) {
 // the verified run (the second pass over the trace) is caught in the timed one. Two checks read the same runs:
 // policy over generic, and over specialised.
 
-
 // Every call of a timed serving run sampled: after the call, a kernel of the grader's copies kSampled elements of
 // its output at positions drawn from a seed the grader draws then (secret_draw()); afterwards each call's X is
 // drawn again, the generic kernel run on it, and the same positions compared. A call skipped, or answered from an
@@ -723,8 +722,8 @@ const ServingRuns& serving_runs(Context& ctx) {
                                             "it: %s", i + 1, sv.trace[i], kSampled, rep.describe().c_str());
         }
     }
-    // The verified run: new X; every bucketed and specialised call, the first three generic ones and the last call
-    // against generic. Its programs come from the timed run's cache (compiling them again would only cost time).
+    // The verified run, on fresh X again, checked in full as it goes (which calls: below). Its programs come from the
+    // timed run's cache (compiling them again would only cost time).
     const std::uint64_t verify_seed = secret_draw() | 1;
     std::array<int, 3> checked{};
     std::set<std::pair<int, int>> checked_shapes;  // (strategy, M) verified in full
@@ -737,7 +736,7 @@ const ServingRuns& serving_runs(Context& ctx) {
         if (k == 0 ? checked[0] >= 3 && !last : !checked_shapes.insert({k, m}).second && !last) return;
         ++checked[std::size_t(k)];
         const std::string run = std::string("verified run on new data, ") + (k == 0 ? "generic" : k == 1 ? "bucketed" : "specialised");
-        verify(i, sv.trace[std::size_t(i)], sv.y.data(), run.c_str());
+        verify(i, m, sv.y.data(), run.c_str());
     }, policy_dir.path, verify_seed);
     runs = std::move(r);
     return *runs;
