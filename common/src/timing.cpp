@@ -113,6 +113,7 @@ std::vector<TimingResult> time_interleaved(const std::vector<const Enqueue*>& wo
                 const int timed_rep = first_rep + static_cast<int>(rep);
                 if (hooks != nullptr && hooks->before) hooks->before(w, timed_rep, stream);
                 if (opts.flush_l2) flusher->flush(stream);
+                if (opts.hold_us > 0) hold_stream(stream, opts.hold_us);
                 const std::size_t e = 2 * (rep * k + w);
                 CUDA_CHECK(cudaEventRecord(pool.events[e], stream));
                 (*work[w])(stream);

@@ -24,6 +24,10 @@
 
 #include <chrono>
 #include <thread>
+#include <type_traits>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
 
 #include "grader/launcher.hpp"
 #include "grader/protocol.hpp"
@@ -504,10 +508,13 @@ AbResult time_host_ab(const Context& ctx, const std::function<void()>& a, const 
     return ab;
 }
 
-ReferenceTiming reference_alone(const std::string& what, const SetEnqueue& run, int sets, const std::string& label) {
+ReferenceTiming reference_alone(const std::string& what, const SetEnqueue& run, int sets, const std::string& label,
+                                double hold_us) {
     const int n = std::max(1, sets);
     int calls = 0;
-    const TimingResult t = time_region([&](cudaStream_t s) { run(calls++ % n, s); }, grading_timing(label));
+    TimingOptions o = grading_timing(label);
+    o.hold_us = hold_us;
+    const TimingResult t = time_region([&](cudaStream_t s) { run(calls++ % n, s); }, o);
     ReferenceTiming r;
     r.what = what;
     r.median_ms = t.median_ms;
@@ -688,6 +695,11 @@ std::vector<LoggedLaunch> launches_of(const ToolRunResult& done) {
     return out;
 }
 
+TargetRun target_run(const std::string& target, const ToolRunResult& done) {
+    TargetRun t{target, done.status, done.output, launches_of(done), done.launches.is_array(), done.launches_forged};
+    return t;
+}
+
 }  // namespace
 
 NcuProfile ncu_profile(const std::string& target, const std::vector<std::string>& metrics, int timeout_s) {
@@ -830,8 +842,10 @@ std::string tool_face_mismatch(const std::vector<LoggedLaunch>& logged, const Ob
     return "";
 }
 
-SanitizerRun sanitize(const std::string& target, const std::string& tool, int timeout_s) {
+SanitizerRun sanitize(const std::string& target, const std::string& tool, int timeout_s,
+                      const std::vector<std::string>& beside) {
     SanitizerRun r;
+    for (const std::string& t : beside) r.beside.push_back({t, -1, "", {}, false, false});
     const std::string sanitizer = find_tool("compute-sanitizer", "LABS_COMPUTE_SANITIZER");
     if (sanitizer.empty()) {
         r.skipped = "compute-sanitizer is not installed here (looked on PATH, in $LABS_COMPUTE_SANITIZER and "
@@ -842,10 +856,13 @@ SanitizerRun sanitize(const std::string& target, const std::string& tool, int ti
         r.skipped = no_launcher();
         return r;
     }
-    ToolRun run;
-    run.tool = {sanitizer, "--tool", tool, "--print-limit", "20"};
-    run.params = tool_params(target, false);
-    const ToolRunResult done = ToolLauncher::run({run}, timeout_s).front();
+    std::vector<ToolRun> asked(1 + beside.size());
+    asked[0].tool = {sanitizer, "--tool", tool, "--print-limit", "20"};
+    asked[0].params = tool_params(target, false);
+    for (std::size_t i = 0; i < beside.size(); ++i) asked[1 + i].params = tool_params(beside[i], false);
+    const std::vector<ToolRunResult> all = ToolLauncher::run(asked, timeout_s);
+    for (std::size_t i = 0; i < beside.size(); ++i) r.beside[i] = target_run(beside[i], all[1 + i]);
+    const ToolRunResult& done = all.front();
     const int rc = done.status;
     r.target_output = done.output;
     r.launches = launches_of(done);
@@ -880,7 +897,7 @@ SanitizerRun sanitize(const std::string& target, const std::string& tool, int ti
 std::vector<TargetRun> run_targets_together(const std::vector<std::string>& targets, int timeout_s) {
     std::vector<TargetRun> runs(targets.size());
     if (!ToolLauncher::available()) {
-        for (std::size_t i = 0; i < targets.size(); ++i) runs[i] = {targets[i], -1, no_launcher()};
+        for (std::size_t i = 0; i < targets.size(); ++i) runs[i] = {targets[i], -1, no_launcher(), {}, false, false};
         return runs;
     }
     std::vector<ToolRun> asked;
@@ -895,8 +912,114 @@ std::vector<TargetRun> run_targets_together(const std::vector<std::string>& targ
         asked.push_back(std::move(run));
     }
     const std::vector<ToolRunResult> done = ToolLauncher::run(asked, timeout_s);
-    for (std::size_t i = 0; i < targets.size(); ++i) runs[i] = {targets[i], done[i].status, done[i].output};
+    for (std::size_t i = 0; i < targets.size(); ++i) runs[i] = target_run(targets[i], done[i]);
     return runs;
 }
 
+// ---- memory that ends at an unmapped page -------------------------------------------------------------------
+
+namespace {
+
+// The driver's virtual memory calls, found through the runtime (the grader does not link the driver library: it
+// must load where no driver is installed, to say so).
+struct VirtualMemory {
+    CUresult (*reserve)(CUdeviceptr*, std::size_t, std::size_t, CUdeviceptr, unsigned long long) = nullptr;
+    CUresult (*free_range)(CUdeviceptr, std::size_t) = nullptr;
+    CUresult (*create)(CUmemGenericAllocationHandle*, std::size_t, const CUmemAllocationProp*, unsigned long long) = nullptr;
+    CUresult (*release)(CUmemGenericAllocationHandle) = nullptr;
+    CUresult (*map)(CUdeviceptr, std::size_t, std::size_t, CUmemGenericAllocationHandle, unsigned long long) = nullptr;
+    CUresult (*unmap)(CUdeviceptr, std::size_t) = nullptr;
+    CUresult (*set_access)(CUdeviceptr, std::size_t, const CUmemAccessDesc*, std::size_t) = nullptr;
+    CUresult (*granularity)(std::size_t*, const CUmemAllocationProp*, CUmemAllocationGranularity_flags) = nullptr;
+    std::string why_not;
+};
+
+const VirtualMemory& virtual_memory() {
+    static const VirtualMemory vm = [] {
+        VirtualMemory v;
+        const auto find = [&](const char* name, auto& fn) {
+            void* p = nullptr;
+            cudaDriverEntryPointQueryResult found{};
+            if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+                found != cudaDriverEntryPointSuccess || p == nullptr) {
+                (void)cudaGetLastError();
+                if (v.why_not.empty()) v.why_not = std::string("the driver has no ") + name;
+                return;
+            }
+            fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(p);
+        };
+        find("cuMemAddressReserve", v.reserve);
+        find("cuMemAddressFree", v.free_range);
+        find("cuMemCreate", v.create);
+        find("cuMemRelease", v.release);
+        find("cuMemMap", v.map);
+        find("cuMemUnmap", v.unmap);
+        find("cuMemSetAccess", v.set_access);
+        find("cuMemGetAllocationGranularity", v.granularity);
+        return v;
+    }();
+    return vm;
+}
+
+}  // namespace
+
+GuardedBuffer::GuardedBuffer(std::size_t bytes) {
+    const VirtualMemory& vm = virtual_memory();
+    if (!vm.why_not.empty()) {
+        why_not_ = vm.why_not;
+        return;
+    }
+    int device = 0;
+    if (bytes == 0 || cudaGetDevice(&device) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) {
+        (void)cudaGetLastError();
+        why_not_ = bytes == 0 ? "no bytes asked for" : "no CUDA device";
+        return;
+    }
+    CUmemAllocationProp prop{};
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = device;
+    std::size_t granule = 0;
+    if (vm.granularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS || granule == 0) {
+        why_not_ = "the driver gave no allocation granularity";
+        return;
+    }
+    mapped_ = (bytes + granule - 1) / granule * granule;
+    reserved_ = mapped_ + granule;  // the last granule stays unmapped
+    CUdeviceptr base = 0;
+    CUmemGenericAllocationHandle handle = 0;
+    if (vm.reserve(&base, reserved_, granule, 0, 0) != CUDA_SUCCESS) {
+        why_not_ = "the driver reserved no address range";
+        return;
+    }
+    base_ = base;
+    if (vm.create(&handle, mapped_, &prop, 0) != CUDA_SUCCESS) {
+        why_not_ = "the driver made no physical allocation";
+        return;
+    }
+    handle_ = handle;
+    CUmemAccessDesc access{};
+    access.location = prop.location;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    if (vm.map(base, mapped_, 0, handle, 0) != CUDA_SUCCESS) {
+        why_not_ = "the driver mapped no memory";
+        return;
+    }
+    if (vm.set_access(base, mapped_, &access, 1) != CUDA_SUCCESS) {
+        why_not_ = "the driver gave no access to the mapped memory";
+        return;
+    }
+    data_ = reinterpret_cast<void*>((base + mapped_ - bytes) & ~CUdeviceptr(255));
+}
+
+GuardedBuffer::~GuardedBuffer() {
+    const VirtualMemory& vm = virtual_memory();
+    if (!vm.why_not.empty()) return;
+    if (data_ != nullptr || handle_ != 0) (void)cudaDeviceSynchronize();
+    if (data_ != nullptr) (void)vm.unmap(CUdeviceptr(base_), mapped_);
+    if (handle_ != 0) (void)vm.release(CUmemGenericAllocationHandle(handle_));
+    if (base_ != 0) (void)vm.free_range(CUdeviceptr(base_), reserved_);
+}
+
 }  // namespace gpulab::grader
+

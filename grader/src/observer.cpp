@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -164,11 +165,23 @@ struct Observer::State {
     bool lean = false;
     bool quiet = false;
     std::uint64_t quiet_since = 0;         // when quiet mode began (0: not quiet)
+    std::chrono::steady_clock::time_point quiet_steady;  // the same, on the host's clock
     std::vector<std::pair<std::uint64_t, std::uint64_t>> quiet_spans;  // when nothing was recorded, [from, to)
     std::size_t quiet_free_before = 0;     // the device's free memory when quiet mode began
     std::vector<std::size_t> quiet_held;   // per quiet span, its "held after" record in allocations (npos: none)
     std::size_t allocations_resolved = 0;  // allocations whose attribution is settled (their call may be forgotten)
     std::vector<int> lean_cbids[2];        // the enqueue calls' callbacks, off in lean mode (runtime, driver)
+    bool finalized = false;                // CUPTI finalized for quiet time (attached again when it ends)
+    // Added to every correlation id CUPTI hands out: raised past the largest seen each time CUPTI is attached again
+    // after quiet time, so that ids a new attachment hands out again cannot meet the calls recorded before.
+    std::uint32_t correlation_base = 0;
+    std::atomic<std::uint32_t> correlation_max{0};
+    std::uint32_t correlation(std::uint32_t raw) {
+        const std::uint32_t id = correlation_base + raw;
+        for (std::uint32_t m = correlation_max.load(); id > m && !correlation_max.compare_exchange_weak(m, id);) {
+        }
+        return id;
+    }
 
     std::set<std::string> own_identities;
 
@@ -315,7 +328,7 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
                     o.end = k->end;
                     o.graph = k->graphId;
                     o.graph_node = k->graphNodeId;
-                    o.correlation = k->correlationId;
+                    o.correlation = s.correlation(k->correlationId);
                     s.kernels.push_back(std::move(o));
                     break;
                 }
@@ -330,7 +343,7 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
                     o.start = m->start;
                     o.end = m->end;
                     o.graph = m->graphId;
-                    o.correlation = m->correlationId;
+                    o.correlation = s.correlation(m->correlationId);
                     s.copies.push_back(o);
                     break;
                 }
@@ -343,7 +356,7 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
                     o.start = m->start;
                     o.end = m->end;
                     o.graph = m->graphId;
-                    o.correlation = m->correlationId;
+                    o.correlation = s.correlation(m->correlationId);
                     s.copies.push_back(o);
                     break;
                 }
@@ -359,7 +372,7 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
                         a.bytes = m->bytes;
                         a.at = m->timestamp;
                         a.pool = m->memoryPoolConfig.memoryPoolType != CUPTI_ACTIVITY_MEMORY_POOL_TYPE_INVALID;
-                        a.correlation = m->correlationId;
+                        a.correlation = s.correlation(m->correlationId);
                         if (m->name) a.name = m->name;
                         s.live_by_address[a.address] = s.allocations.size();
                         s.allocations.push_back(std::move(a));
@@ -501,7 +514,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
         rec.at = timestamp();
         rec.thread = static_cast<std::uint64_t>(pthread_self());
         rec.graded = graded;
-        rec.correlation = cb->correlationId;
+        rec.correlation = s.correlation(cb->correlationId);
         rec.stream = stream_argument(w.shape, cb->functionParams, rec.has_stream);
         if (w.shape == CallShape::launch_rt) rec.func = static_cast<const cudaLaunchKernel_v7000_params*>(cb->functionParams)->func;
         if (w.shape == CallShape::launch_rt_ex) rec.func = static_cast<const cudaLaunchKernelExC_v11060_params*>(cb->functionParams)->func;
@@ -632,10 +645,16 @@ bool Observer::is_own(const std::string& mangled) const {
     return s.own_identities.count(identity(mangled)) > 0;
 }
 
-std::uint64_t Observer::now() const { return running() ? timestamp() : 0; }
+std::uint64_t Observer::now() const {
+    State& s = const_cast<Observer*>(this)->state();
+    if (!s.running) return 0;
+    // In quiet time CUPTI is finalized and any call of it would attach it again: the span's start stands for now
+    // (nothing is recorded inside it).
+    return s.quiet ? s.quiet_since : timestamp();
+}
 
 std::uint32_t Observer::stream_id(cudaStream_t stream) const {
-    if (!running()) return 0;
+    if (!running() || quiet()) return 0;  // (in quiet time CUPTI is finalized)
     std::uint32_t id = 0;
     if (cuptiGetStreamIdEx(nullptr, reinterpret_cast<CUstream>(stream), 0, &id) != CUPTI_SUCCESS) return 0;
     return id;
@@ -692,32 +711,53 @@ void Observer::set_quiet(bool quiet) {
     State& s = state();
     if (!s.running || s.quiet == quiet) return;
     sync_device_quietly();  // nothing in flight while what is traced changes
-    const bool work_on = !quiet;
+    // The device's free memory is read while CUPTI is finalized, at both ends (finalizing frees CUPTI's own
+    // buffers: tens of MiB on the H200).
     std::size_t free_now = 0, total = 0;
-    if (cudaMemGetInfo(&free_now, &total) != cudaSuccess) (void)cudaGetLastError();
+    const auto read_free = [&] {
+        if (cudaMemGetInfo(&free_now, &total) != cudaSuccess) (void)cudaGetLastError();
+    };
+    if (!quiet) read_free();
     if (quiet) {
         (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // the ledger complete up to here
         std::lock_guard<std::mutex> lock(s.mu);
         s.quiet = true;
         s.quiet_since = timestamp();
-        s.quiet_free_before = free_now;
+        s.quiet_steady = std::chrono::steady_clock::now();
     }
-    // CUPTI let go of entirely: every activity kind off and the subscriber removed, so that nothing of the observer
-    // runs inside the timed loop. It does not make launches cost what they cost with CUPTI never loaded: on the
-    // H200 (2026-12-03, grader_observer_overhead) an empty launch's submit took 6.25 µs detached, 6.23 µs with the
-    // subscriber's callback domains off, 4.48 µs before CUPTI started; a 20-node graph launch 9.7, 10.7 and 1.8 µs.
+    // CUPTI let go of entirely: every activity kind off, the subscriber removed and CUPTI finalized (detached from
+    // the process: the device synchronized and the buffers flushed first, as cuptiFinalize asks of a call outside
+    // a callback), so that nothing of the observer runs inside the timed loop. Unsubscribing alone did not make
+    // launches cost what they cost with CUPTI never loaded: on the H200 (2026-12-03, grader_observer_overhead) an
+    // empty launch's submit took 6.25 µs unsubscribed, 4.48 µs before CUPTI started; a 20-node graph launch 9.7 and
+    // 1.8 µs (docs/performance-log.md has what finalizing measured).
     // What quiet time leaves held is seen from the device's free memory across it, and what it made and released
     // later at that release. Module loads in quiet time are not seen (the lab's kernels are loaded by its untimed
     // calls first).
     for (const CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                           CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMORY2})
-        (void)(work_on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind));
+        if (quiet) (void)cuptiActivityDisable(kind);
     if (quiet) {
         (void)cuptiUnsubscribe(s.subscriber);
+        (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        s.finalized = cuptiFinalize() == CUPTI_SUCCESS;
+        read_free();
+        std::lock_guard<std::mutex> lock(s.mu);
+        s.quiet_free_before = free_now;
     } else {
-        CUptiResult r = cuptiSubscribe(&s.subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr);
+        CUptiResult r = CUPTI_SUCCESS;
+        if (s.finalized) {
+            // A new attachment may hand out correlation ids again from the start: past every id seen so far.
+            s.correlation_base = s.correlation_max.load() + 1;
+            r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+        }
+        if (r == CUPTI_SUCCESS) r = cuptiSubscribe(&s.subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr);
         if (r == CUPTI_SUCCESS)
             r = cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
+        for (const CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                              CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMORY2})
+            if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(kind);
+        s.finalized = false;
         if (r != CUPTI_SUCCESS) {
             // Nothing can be observed from here on: every later observer-based check is SKIPPED with this reason.
             std::lock_guard<std::mutex> lock(s.mu);
@@ -764,9 +804,14 @@ Observation Observer::collect(std::uint64_t since) {
     o.begin = since;
     State& s = state();
     if (!s.running) return o;
-    sync_device_quietly();
-    (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    o.end = timestamp();
+    if (s.quiet) {
+        // CUPTI is finalized in quiet time (any call of it would attach it again): what was recorded before it began.
+        o.end = s.quiet_since;
+    } else {
+        sync_device_quietly();
+        (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        o.end = timestamp();
+    }
     std::lock_guard<std::mutex> lock(s.mu);
     s.index();
     s.resolve_allocations();
@@ -803,7 +848,7 @@ Observation Observer::collect(std::uint64_t since) {
         if (a.at >= since) o.allocations.push_back(a);
     for (CallRecord& c : s.calls) {
         if (c.at < since) continue;
-        if (c.graph_exec == 0 && c.exec != nullptr) {
+        if (c.graph_exec == 0 && c.exec != nullptr && !s.quiet) {
             std::uint32_t id = 0;
             if (cuptiGetGraphExecId(reinterpret_cast<CUgraphExec>(c.exec), &id) == CUPTI_SUCCESS) c.graph_exec = id;
             c.exec = nullptr;
@@ -814,7 +859,8 @@ Observation Observer::collect(std::uint64_t since) {
         if (m.at >= since) o.modules.push_back(m);
     for (const auto& [from, to] : s.quiet_spans)
         if (to > since) o.unobserved_ns += to - std::max(from, since);
-    if (s.quiet) o.unobserved_ns += timestamp() - std::max(s.quiet_since, since);
+    if (s.quiet)  // CUPTI's clock cannot be read in quiet time (it is finalized): the host's says how long it has lasted
+        o.unobserved_ns += std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - s.quiet_steady).count());
     const auto by_start = [](const auto& a, const auto& b) { return a.start < b.start; };
     std::sort(o.kernels.begin(), o.kernels.end(), by_start);
     std::sort(o.copies.begin(), o.copies.end(), by_start);
@@ -823,7 +869,7 @@ Observation Observer::collect(std::uint64_t since) {
 
 void Observer::forget_before(std::uint64_t t) {
     State& s = state();
-    if (s.running) (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (s.running && !s.quiet) (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     std::lock_guard<std::mutex> lock(s.mu);
     std::erase_if(s.kernels, [&](const ObservedKernel& k) { return k.start < t; });
     std::erase_if(s.copies, [&](const ObservedCopy& k) { return k.start < t; });

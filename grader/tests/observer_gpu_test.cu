@@ -342,3 +342,30 @@ TEST_CASE("Quiet mode records no work, says how long it lasted, sees what it all
     CUDA_CHECK(cudaStreamDestroy(s));
     CUDA_CHECK(cudaFree(d));
 }
+
+TEST_CASE("After quiet time (CUPTI finalized and attached again) each launch is still told by its own call", "[observer]") {
+    Observer& o = started();
+    float* d = nullptr;
+    CUDA_CHECK(cudaMalloc(&d, 4096));
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    Window w;
+    for (int i = 0; i < 3; ++i) observer_test_touch<<<1, 32, 0, s>>>(d, 32);  // the grader's: correlation ids 1, 2, 3…
+    {
+        const QuietScope quiet;
+        observer_test_touch<<<1, 32, 0, s>>>(d, 32);  // not recorded
+    }
+    {
+        GradedCall graded;  // a new attachment's first ids must not meet the calls above
+        for (int i = 0; i < 3; ++i) observer_test_touch<<<2, 32, 0, s>>>(d, 32);
+    }
+    const Observation seen = w.close();
+    REQUIRE(seen.kernels.size() == 6);
+    for (std::size_t i = 0; i < seen.kernels.size(); ++i) {
+        INFO("kernel " << i);
+        CHECK(seen.kernels[i].graded == (i >= 3));
+        CHECK(seen.kernels[i].grid[0] == (i >= 3 ? 2u : 1u));
+    }
+    CUDA_CHECK(cudaStreamDestroy(s));
+    CUDA_CHECK(cudaFree(d));
+}

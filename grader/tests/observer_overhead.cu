@@ -136,7 +136,7 @@ int main() {
         quiet_mem.graph_submit_us, again.graph_submit_us);
     row("1 GiB copy kernel (device), ms", off.stream_ms, on.stream_ms, lean.stream_ms, quiet.stream_ms, quiet_mem.stream_ms,
         again.stream_ms);
-    std::printf("(quiet: CUPTI detached; quiet+mem: detached but allocations recorded; full*: full again, the launches not the graded code's)\n");
+    std::printf("(quiet: CUPTI finalized; quiet+mem: CUPTI attached again for one activity kind, allocations, with no subscriber; full*: full again, the launches not the graded code's)\n");
     CUDA_CHECK(cudaFree(a));
     CUDA_CHECK(cudaFree(b));
     return 0;

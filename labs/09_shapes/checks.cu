@@ -13,6 +13,8 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -350,6 +352,35 @@ void bucket_bounds_target() {
     CUDA_CHECK(cudaDeviceSynchronize());
 }
 
+// The same call with no tool, X and Y each ending where an unmapped page begins (GuardedBuffer): an access past
+// row M faults, in a run that looks like a graded one.
+void bucket_bounds_guarded_target() {
+    constexpr int m = 37;
+    GuardedBuffer x(std::size_t(m) * kK * sizeof(bf16)), y(std::size_t(m) * kN * sizeof(bf16));
+    if (!x.why_not().empty() || !y.why_not().empty())
+        throw std::runtime_error("no guarded memory: " + (x.why_not().empty() ? y.why_not() : x.why_not()));
+    DeviceBuffer<bf16> w(std::size_t(kK) * kN);
+    fill_uniform_bf16_device(static_cast<bf16*>(x.data()), std::size_t(m) * kK, 1, -1.0f, 1.0f);
+    fill_uniform_bf16_device(w.data(), w.size(), 2, -1.0f, 1.0f);
+    launch_gemm_bucketed({static_cast<const bf16*>(x.data()), w.data(), static_cast<bf16*>(y.data()), m, kN, kK}, kBuckets, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+// The first line of a run's output that names what went wrong.
+std::string failure_line(const std::string& output) {
+    std::istringstream lines(output);
+    std::string first;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.find("failed") != std::string::npos || line.find("rror") != std::string::npos) return line;
+        if (first.empty() && !line.empty()) first = line;
+    }
+    return first;
+}
+
+// Three runs of the same call, each in a process of its own, compared: the graded run (observed here), one under
+// memcheck and one with no tool whose X and Y end at an unmapped page (both started together). The tool run and
+// the guarded run must launch what the graded run launches (else TAMPERED); the guarded run must not fault and
+// memcheck must report nothing.
 CorrectnessResult check_bucket_bounds(Context& ctx) {
     CorrectnessResult r;
     const std::string why = check_strategy_on(gemm_case(ctx, 37), [](const Gemm& g) { launch_gemm_bucketed(g, kBuckets, nullptr); },
@@ -358,20 +389,57 @@ CorrectnessResult check_bucket_bounds(Context& ctx) {
         r.message = "not run under memcheck: " + why;
         return r;
     }
-    const SanitizerRun s = sanitize("bucket_bounds", "memcheck");
+    if (const std::string skip = observation_skip(); !skip.empty()) {
+        r.skipped = "not checked: the graded run of the same call cannot be observed: " + skip;
+        return r;
+    }
+    Observation graded;
+    {
+        Window window;
+        {
+            GradedCall call;
+            bucket_bounds_target();
+        }
+        graded = window.close();
+    }
+    const SanitizerRun s = sanitize("bucket_bounds", "memcheck", 120, {"bucket_bounds_guarded"});
     if (!s.skipped.empty()) {
         r.skipped = "not checked: " + s.skipped;
         return r;
     }
+    r.details["memcheck"] = {{"errors", s.errors}, {"launches", s.launches.size()}};
+    const std::string face = s.launches_forged ? std::string("its output carried a launch log the runner did not write")
+                                               : tool_face_mismatch(s.launches, graded);
+    if (!face.empty()) {
+        r.tampered = "under compute-sanitizer --tool memcheck the code did not run what it runs when graded: " + face;
+        return r;
+    }
+    const TargetRun& guarded = s.beside.front();
+    r.details["guarded"] = {{"status", guarded.status}, {"launches", guarded.launches.size()}};
+    if (guarded.status != 0) {
+        r.message = strprintf("with X and Y allocated for exactly M = 37 rows in a bucket of 64, each ending where an "
+                              "unmapped page begins, the call failed (no tool): an access past M%s%s",
+                              guarded.output.empty() ? "" : ": ", failure_line(guarded.output).c_str());
+        r.hint = "the padding rows are computed as zeros: never load them from X nor store them to Y";
+        return r;
+    }
+    const std::string guarded_face = guarded.launches_forged      ? std::string("its output carried a launch log the runner did not write")
+                                     : !guarded.launches_recorded ? std::string("it ended without the runner's record of its launches")
+                                                                  : tool_face_mismatch(guarded.launches, graded);
+    if (!guarded_face.empty()) {
+        r.tampered = "with X and Y ending at an unmapped page the code did not run what it runs when graded: " + guarded_face;
+        return r;
+    }
     if (!s.clean) {
         r.message = strprintf("compute-sanitizer memcheck: %d error%s with X and Y allocated for exactly M = 37 rows in a "
-                              "bucket of 64:\n%s",
+                              "bucket of 64 (an access past M):\n%s",
                               s.errors, s.errors == 1 ? "" : "s", s.first_report.c_str());
         r.hint = "the padding rows are computed as zeros: never load them from X nor store them to Y";
         return r;
     }
     r.passed = true;
-    r.message = "memcheck: no access past M = 37 (bucket 64, buffers of exactly 37 rows)";
+    r.message = "no access past M = 37 (bucket 64, buffers of exactly 37 rows): none under memcheck, none with X and Y "
+                "ending at an unmapped page; both runs launched what the graded run launches";
     return r;
 }
 
@@ -796,6 +864,7 @@ void register_checks(Lab& lab) {
     lab.host_check("cache.keys", "(c) every part of the key names a program", 3, check_keys);
     lab.profile_target("cache_hammer", hammer);
     lab.profile_target("bucket_bounds", bucket_bounds_target);
+    lab.profile_target("bucket_bounds_guarded", bucket_bounds_guarded_target);
     lab.host_check("cache.concurrent", "(c) processes sharing the directory never see a damaged file", 4, check_concurrent);
 
     lab.correctness("correct.bucketed", "(b) bucketed against generic on a trace's shapes; Y untouched past M", 10, check_bucketed);

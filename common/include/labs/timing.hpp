@@ -59,6 +59,10 @@ private:
     DeviceBuffer<unsigned char> buffer_;
 };
 
+/** @brief Enqueues on @p stream a one-thread kernel that spins @p us microseconds on the device's clock: the
+ *  stream's later work waits behind it (TimingOptions::hold_us). */
+void hold_stream(cudaStream_t stream, double us);
+
 /** @brief How to time. */
 struct TimingOptions {
     int warmup = 3;               ///< untimed runs first (module load, caches, clocks)
@@ -67,6 +71,10 @@ struct TimingOptions {
     double max_rel_ci = 0.01;     ///< stop when the median's 95% CI half-width is below this fraction
     double max_total_ms = 3000;   ///< stop once the timed runs add up to this much device time
     bool flush_l2 = true;         ///< flush L2 before every timed run
+    /// When above 0: a kernel that spins this many microseconds on the device (hold_stream()) is enqueued after
+    /// the flush and before the start event of every timed run, so that work submitted slower than it runs (many
+    /// small launches) is queued whole before its timing starts: its device time, not the host's pace.
+    double hold_us = 0;
     std::string label = "timed";  ///< NVTX range name
 };
 

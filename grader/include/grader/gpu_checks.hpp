@@ -265,9 +265,11 @@ struct Rotation {
  * @brief Times @p run alone, as the timed loops time a reference (grading_timing(), L2 flushed), rotating
  * over @p sets sets: what a Lab::reference() returns. @param what the reference, for messages ("the naive
  * GEMM") @param run enqueues it on a set @param sets sets to rotate over @param label NVTX label
+ * @param hold_us TimingOptions::hold_us (for a reference submitted slower than it runs; the check that compares
+ * with it must time it the same way)
  */
 [[nodiscard]] ReferenceTiming reference_alone(const std::string& what, const SetEnqueue& run, int sets,
-                                              const std::string& label);
+                                              const std::string& label, double hold_us = 0);
 
 /**
  * @brief Times two synchronous host paths on the host clock, alternately (a, b, a, b, ...), after one warm-up
@@ -438,6 +440,16 @@ struct NvrtcCompiles {
 /** @brief See NvrtcCompiles. */
 [[nodiscard]] NvrtcCompiles nvrtc_compiles();
 
+/** @brief What run_targets_together() (or sanitize(), beside its tool run) found of one process. */
+struct TargetRun {
+    std::string target;  ///< the profile target it ran
+    int status = -1;     ///< its exit status; -1: it did not start; -2: killed at the time limit
+    std::string output;  ///< what it printed (stdout and stderr)
+    std::vector<LoggedLaunch> launches;  ///< the kernels it launched, in order (authenticated)
+    bool launches_recorded = false;      ///< the runner's record of its launches came (the target returned normally)
+    bool launches_forged = false;        ///< its output carried a launch log without the run's MAC
+};
+
 /** @brief What sanitize() found. */
 struct SanitizerRun {
     std::string skipped;        ///< why the tool could not run here ("" when it ran)
@@ -447,6 +459,7 @@ struct SanitizerRun {
     int errors = 0;             ///< errors (hazards) its summary counts
     std::string first_report;   ///< the first error it reported, a few lines
     std::string target_output;  ///< what the target printed (stdout and stderr)
+    std::vector<TargetRun> beside;  ///< the plain runs asked for beside it, in the order asked
 };
 
 /**
@@ -455,14 +468,36 @@ struct SanitizerRun {
  * summary. `skipped` says why not when compute-sanitizer is not installed (PATH, $LABS_COMPUTE_SANITIZER or
  * /usr/local/cuda/bin), did not finish within @p timeout_s seconds, or printed no summary.
  * @param target a declared profile target @param tool the sanitizer's tool @param timeout_s time limit
+ * @param beside profile targets run at the same time as the tool's, each in a plain process of this runner (no
+ * tool), found in SanitizerRun::beside (status -1 when the tool is not there to run beside)
  */
-[[nodiscard]] SanitizerRun sanitize(const std::string& target, const std::string& tool, int timeout_s = 120);
+[[nodiscard]] SanitizerRun sanitize(const std::string& target, const std::string& tool, int timeout_s = 120,
+                                    const std::vector<std::string>& beside = {});
 
-/** @brief What run_targets_together() found of one process. */
-struct TargetRun {
-    std::string target;  ///< the profile target it ran
-    int status = -1;     ///< its exit status; -1: it did not start; -2: killed at the time limit
-    std::string output;  ///< what it printed (stdout and stderr)
+/**
+ * @brief Device memory of a given size that ends where an unmapped page of the address space begins (the CUDA
+ * driver's virtual memory: a reserved range mapped all but its last granule): a kernel that reads or writes past
+ * its end faults with an illegal address instead of touching a neighbour's bytes, in a plain run as under
+ * compute-sanitizer. The start is aligned down to 256 bytes, so up to 255 bytes past the end may still be mapped.
+ * For profile targets, which run in a process of their own: the fault ends the process's CUDA context.
+ */
+class GuardedBuffer {
+public:
+    /** @brief Maps @p bytes (more than 0); why_not() says why not (no device, no virtual memory management). */
+    explicit GuardedBuffer(std::size_t bytes);
+    ~GuardedBuffer();
+    GuardedBuffer(const GuardedBuffer&) = delete;
+    GuardedBuffer& operator=(const GuardedBuffer&) = delete;
+    /** @brief The buffer's first byte (null when it could not be made). */
+    [[nodiscard]] void* data() const noexcept { return data_; }
+    /** @brief "" when made, else why not. */
+    [[nodiscard]] const std::string& why_not() const noexcept { return why_not_; }
+
+private:
+    void* data_ = nullptr;
+    unsigned long long base_ = 0, handle_ = 0;
+    std::size_t reserved_ = 0, mapped_ = 0;
+    std::string why_not_;
 };
 
 /**

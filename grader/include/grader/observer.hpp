@@ -246,9 +246,11 @@ public:
     [[nodiscard]] bool lean() const noexcept;
     /**
      * @brief Quiet mode, for host-timed loops whose every launch must cost what it costs unobserved (lab 08's host
-     * submit time): CUPTI is let go of entirely (every activity kind off, the subscriber removed), so that nothing
-     * of the observer runs in the loop, and attached again when it ends. Launches still cost more than with CUPTI
-     * never loaded (docs/performance-log.md quotes the H200). Nothing is recorded in quiet time: no kernel, copy, memset, graph launch, call,
+     * submit time): CUPTI is let go of entirely (every activity kind off, the subscriber removed, cuptiFinalize),
+     * so that nothing of the observer runs in the loop and launches cost what they cost with CUPTI never loaded
+     * (docs/performance-log.md quotes the H200), and attached again when it ends, its correlation ids kept apart
+     * from the earlier ones. No CUPTI call is made in quiet time (now() returns its start, collect() what came
+     * before it). Nothing is recorded in quiet time: no kernel, copy, memset, graph launch, call,
      * allocation or module load. Memory made there is seen two ways, both counted as the graded code's: what the
      * device's free memory says is held at its end (one allocation record at address 0), and an allocation
      * released after it (its release record names its size); host memory made and kept there is not seen. A

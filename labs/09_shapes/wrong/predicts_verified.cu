@@ -1,0 +1,26 @@
+// Known-bad (wrong/expect.json), GPU: the policy sends every call to the bucketed launcher, which computes only
+// the calls a student might guess are the verified ones — on each X buffer, the first call of each M in every
+// pass of the 200-call trace and the pass's last call — and leaves Y as it is on the others (the serving loop
+// reuses its buffers, so the skipped calls look fast). Every call of the timed run gets fresh X and has its Y
+// sampled after it at positions drawn then: the skipped calls' Y is stale.
+#include <map>
+#include <set>
+#include <utility>
+
+#define launch_gemm_bucketed reference_launch_gemm_bucketed
+#define choose_strategy reference_choose_strategy
+#include "../../../solutions/09_shapes/shapes.cu"
+#undef choose_strategy
+#undef launch_gemm_bucketed
+
+int choose_strategy(const std::array<StrategyCost, 3>&, double) { return 1; }
+
+void launch_gemm_bucketed(const Gemm& g, std::span<const int> buckets, cudaStream_t stream) {
+    constexpr int kTraceCalls = 200;  // the graded trace's length, as the handout states it
+    static std::map<const void*, int> calls;
+    static std::map<const void*, std::set<int>> seen;
+    const int in_pass = calls[g.x]++ % kTraceCalls;
+    if (in_pass == 0) seen[g.x].clear();
+    if (!seen[g.x].insert(g.m).second && in_pass != kTraceCalls - 1) return;
+    reference_launch_gemm_bucketed(g, buckets, stream);
+}
