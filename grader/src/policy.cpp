@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "grader/orchestrator.hpp"
+#include "grader/process.hpp"
 
 namespace gpulab::grader {
 namespace {
