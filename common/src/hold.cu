@@ -20,7 +20,7 @@ __global__ void hold_kernel(std::uint64_t ns) {
 
 void hold_stream(cudaStream_t stream, double us) {
     hold_kernel<<<1, 1, 0, stream>>>(static_cast<std::uint64_t>(us * 1e3));
-    CUDA_CHECK(cudaGetLastError());
+    LABS_CHECK_LAUNCH();
 }
 
 }  // namespace gpulab

@@ -1005,6 +1005,7 @@ GuardedBuffer::GuardedBuffer(std::size_t bytes) {
         why_not_ = "the driver mapped no memory";
         return;
     }
+    is_mapped_ = true;
     if (vm.set_access(base, mapped_, &access, 1) != CUDA_SUCCESS) {
         why_not_ = "the driver gave no access to the mapped memory";
         return;
@@ -1016,7 +1017,7 @@ GuardedBuffer::~GuardedBuffer() {
     const VirtualMemory& vm = virtual_memory();
     if (!vm.why_not.empty()) return;
     if (data_ != nullptr || handle_ != 0) (void)cudaDeviceSynchronize();
-    if (data_ != nullptr) (void)vm.unmap(CUdeviceptr(base_), mapped_);
+    if (is_mapped_) (void)vm.unmap(CUdeviceptr(base_), mapped_);
     if (handle_ != 0) (void)vm.release(CUmemGenericAllocationHandle(handle_));
     if (base_ != 0) (void)vm.free_range(CUdeviceptr(base_), reserved_);
 }

@@ -26,6 +26,14 @@ namespace gpulab::grader {
 namespace {
 
 int g_socket = -1;                // the runner's end
+char g_remove_at_end[4096] = {};  // the launcher's copy of the folder to remove once the runner has ended
+
+// The runner died while the launcher was busy (SIGTERM, from PR_SET_PDEATHSIG): what rmdir can remove of the
+// folder (it is empty when the runner ended on its own, having emptied it), then out.
+extern "C" void launcher_parent_gone(int) {
+    if (g_remove_at_end[0] != '\0') (void)rmdir(g_remove_at_end);
+    _exit(0);
+}
 std::mutex g_mu;                  // one request at a time
 constexpr int kKeyFd = 4;
 
@@ -209,8 +217,10 @@ nlohmann::json serve(const nlohmann::json& request, const std::string& runner) {
 
 }  // namespace
 
-void ToolLauncher::start() {
+void ToolLauncher::start(const std::string& remove_at_end) {
     if (g_socket >= 0) return;
+    if (remove_at_end.size() < sizeof g_remove_at_end)
+        std::memcpy(g_remove_at_end, remove_at_end.c_str(), remove_at_end.size() + 1);
     std::error_code ec;
     const std::string runner = std::filesystem::read_symlink("/proc/self/exe", ec).string();
     if (ec) return;
@@ -225,9 +235,13 @@ void ToolLauncher::start() {
     }
     if (pid == 0) {
         // The launcher: nothing of the runner's but the socket (not its report channel, which must close when the
-        // runner ends); it ends with the runner.
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent) _exit(0);
+        // runner ends); it ends with the runner: when the runner's end of the socket closes, or on SIGTERM when
+        // the runner is gone while a request is served.
+        struct sigaction gone {};
+        gone.sa_handler = launcher_parent_gone;
+        sigaction(SIGTERM, &gone, nullptr);
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent) launcher_parent_gone(0);
         const int devnull = open("/dev/null", O_RDWR);
         for (int fd = 0; fd < 3; ++fd) dup2(devnull, fd);
         for (int fd = 3; fd < 1024; ++fd)
@@ -241,6 +255,15 @@ void ToolLauncher::start() {
                 reply = {{"error", e.what()}};
             }
             if (!send_message(pair[1], reply.dump())) break;
+        }
+        // The runner has ended: its scratch folder, whatever is left in it, with SIGTERM held off meanwhile.
+        sigset_t term;
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        sigprocmask(SIG_BLOCK, &term, nullptr);
+        if (g_remove_at_end[0] != '\0') {
+            std::error_code gone_ec;
+            std::filesystem::remove_all(g_remove_at_end, gone_ec);
         }
         _exit(0);
     }

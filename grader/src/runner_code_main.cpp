@@ -39,14 +39,19 @@ std::string module_path() {
     return ec ? std::string() : self + ".graded.so";
 }
 
-std::string g_made_scratch;  // the scratch folder this runner made (and removes when it ends)
+// The scratch folder this runner made before its launcher started: the runner empties it when it ends, the
+// launcher (not sandboxed) removes it once the runner has ended. Unused when the parameters name one.
+std::string g_made_scratch;
 
 Prepared prepare(const RunnerOptions& opts) {
     Prepared p;
     std::string scratch = opts.scratch;
     if (scratch.empty()) {
-        char dir[] = "/tmp/labs-scratch-XXXXXX";
-        if (const char* d = mkdtemp(dir)) scratch = g_made_scratch = d;
+        scratch = g_made_scratch;
+    } else if (!g_made_scratch.empty()) {  // not sandboxed yet: the made one can go now
+        std::error_code ec;
+        std::filesystem::remove(g_made_scratch, ec);
+        g_made_scratch.clear();
     }
     if (!scratch.empty()) setenv("TMPDIR", scratch.c_str(), 1);  // where the lab's own temporary files go
     const std::string module = module_path();
@@ -90,7 +95,16 @@ Prepared prepare(const RunnerOptions& opts) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    gpulab::grader::ToolLauncher::start();
+    {
+        const std::filesystem::path tmp = [] {
+            std::error_code ec;
+            const std::filesystem::path t = std::filesystem::temp_directory_path(ec);
+            return ec ? std::filesystem::path("/tmp") : t;
+        }();
+        std::string dir = (tmp / "labs-scratch-XXXXXX").string();
+        if (mkdtemp(dir.data()) != nullptr) g_made_scratch = dir;
+    }
+    gpulab::grader::ToolLauncher::start(g_made_scratch);
     gpulab::grader::GpuHooks gpu;
     gpu.prepare = &prepare;
     gpu.probe = []() -> std::string {

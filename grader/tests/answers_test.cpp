@@ -16,11 +16,21 @@ using namespace gpulab::grader;
 
 namespace {
 
+// The answer sheets written by this test, removed when it ends.
+struct TempSheets {
+    std::vector<std::filesystem::path> paths;
+    ~TempSheets() {
+        std::error_code ec;
+        for (const auto& p : paths) std::filesystem::remove(p, ec);
+    }
+};
+
 std::string write_temp(const std::string& text) {
-    static int counter = 0;
+    static TempSheets sheets;
     const auto path = std::filesystem::temp_directory_path() /
-                      ("answers-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".toml");
+                      ("answers-test-" + std::to_string(::getpid()) + "-" + std::to_string(sheets.paths.size()) + ".toml");
     std::ofstream(path) << text;
+    sheets.paths.push_back(path);
     return path.string();
 }
 
@@ -209,7 +219,7 @@ std::map<std::string, nlohmann::json> run_code(const Lab& lab, const GpuHooks& g
 // check compares (or, when told, not) and which reports what the timing helpers would find.
 Lab perf_lab(std::vector<std::string> invalid, bool compare = true, int* reference_timings = nullptr) {
     Lab lab;
-    lab.correctness("correct.x", "x", 1, [](Context&) { return CorrectnessResult{true, "ok", "", {}, ""}; });
+    lab.correctness("correct.x", "x", 1, [](Context&) { return CorrectnessResult{true, "ok", "", {}, "", ""}; });
     lab.reference("ref", [reference_timings](Context&) {
         if (reference_timings != nullptr) ++*reference_timings;
         return ReferenceTiming{"the reference", 2.0, {}, ""};
@@ -347,11 +357,11 @@ TEST_CASE("Host checks run without a GPU, GPU checks wait; a check may skip itse
     int host_runs = 0, gpu_runs = 0;
     lab.host_check("layout.x", "a layout, on the host", 2, [&](Context&) {
         ++host_runs;
-        return CorrectnessResult{true, "one round", "", {}, ""};
+        return CorrectnessResult{true, "one round", "", {}, "", ""};
     });
     lab.correctness("correct.x", "x on the GPU", 3, [&](Context&) {
         ++gpu_runs;
-        return CorrectnessResult{true, "ok", "", {}, ""};
+        return CorrectnessResult{true, "ok", "", {}, "", ""};
     });
     lab.correctness("conflicts.x", "counted by a profiler", 1, [](Context&) {
         CorrectnessResult r;

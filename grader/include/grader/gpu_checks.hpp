@@ -497,6 +497,7 @@ private:
     void* data_ = nullptr;
     unsigned long long base_ = 0, handle_ = 0;
     std::size_t reserved_ = 0, mapped_ = 0;
+    bool is_mapped_ = false;  // the physical allocation is mapped into the range (unmapped again on destruction)
     std::string why_not_;
 };
 

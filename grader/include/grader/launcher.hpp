@@ -40,8 +40,13 @@ struct ToolRunResult {
 /** @brief The process's tool launcher. */
 class ToolLauncher {
 public:
-    /** @brief Forks the launcher now (call it first in main, while the process has one thread; once). */
-    static void start();
+    /**
+     * @brief Forks the launcher now (call it first in main, while the process has one thread; once).
+     * @param remove_at_end a folder the launcher removes, with what is in it, once the runner has ended ("": none)
+     *        — the runner's scratch folder, which the sandboxed runner may empty but not remove (its parent is
+     *        not writable to it).
+     */
+    static void start(const std::string& remove_at_end = {});
     /** @brief Whether a launcher runs. */
     [[nodiscard]] static bool available();
     /**
