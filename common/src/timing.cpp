@@ -103,7 +103,7 @@ std::vector<TimingResult> time_interleaved(const std::vector<const Enqueue*>& wo
     }
     const std::size_t k = work.size();
     std::vector<std::vector<double>> samples(k);
-    constexpr std::size_t kBatch = 8;
+    const std::size_t kBatch = static_cast<std::size_t>(std::max(1, opts.batch));
     EventPool pool(2 * k * kBatch);
     double total_ms = 0;
     while (!done(samples, opts, total_ms)) {

@@ -842,27 +842,11 @@ std::string tool_face_mismatch(const std::vector<LoggedLaunch>& logged, const Ob
     return "";
 }
 
-SanitizerRun sanitize(const std::string& target, const std::string& tool, int timeout_s,
-                      const std::vector<std::string>& beside) {
+namespace {
+
+// What one compute-sanitizer run found, from its output: its summary's count, its first report, its launches.
+SanitizerRun read_sanitizer_run(const ToolRunResult& done, int timeout_s) {
     SanitizerRun r;
-    for (const std::string& t : beside) r.beside.push_back({t, -1, "", {}, false, false});
-    const std::string sanitizer = find_tool("compute-sanitizer", "LABS_COMPUTE_SANITIZER");
-    if (sanitizer.empty()) {
-        r.skipped = "compute-sanitizer is not installed here (looked on PATH, in $LABS_COMPUTE_SANITIZER and "
-                    "/usr/local/cuda/bin)";
-        return r;
-    }
-    if (!ToolLauncher::available()) {
-        r.skipped = no_launcher();
-        return r;
-    }
-    std::vector<ToolRun> asked(1 + beside.size());
-    asked[0].tool = {sanitizer, "--tool", tool, "--print-limit", "20"};
-    asked[0].params = tool_params(target, false);
-    for (std::size_t i = 0; i < beside.size(); ++i) asked[1 + i].params = tool_params(beside[i], false);
-    const std::vector<ToolRunResult> all = ToolLauncher::run(asked, timeout_s);
-    for (std::size_t i = 0; i < beside.size(); ++i) r.beside[i] = target_run(beside[i], all[1 + i]);
-    const ToolRunResult& done = all.front();
     const int rc = done.status;
     r.target_output = done.output;
     r.launches = launches_of(done);
@@ -892,6 +876,49 @@ SanitizerRun sanitize(const std::string& target, const std::string& tool, int ti
         ++taken;
     }
     return r;
+}
+
+// The runs of `asks` under compute-sanitizer and the plain runs of `beside`, all started at once.
+std::vector<SanitizerRun> sanitize_runs(const std::vector<SanitizeAsk>& asks, int timeout_s,
+                                        const std::vector<std::string>& beside) {
+    std::vector<SanitizerRun> out(asks.size());
+    const auto skip_all = [&](const std::string& why) {
+        for (SanitizerRun& r : out) {
+            r.skipped = why;
+            for (const std::string& t : beside) r.beside.push_back({t, -1, "", {}, false, false});
+        }
+        return out;
+    };
+    const std::string sanitizer = find_tool("compute-sanitizer", "LABS_COMPUTE_SANITIZER");
+    if (sanitizer.empty())
+        return skip_all("compute-sanitizer is not installed here (looked on PATH, in $LABS_COMPUTE_SANITIZER and "
+                        "/usr/local/cuda/bin)");
+    if (!ToolLauncher::available()) return skip_all(no_launcher());
+    std::vector<ToolRun> asked(asks.size() + beside.size());
+    for (std::size_t i = 0; i < asks.size(); ++i) {
+        asked[i].tool = {sanitizer, "--tool", asks[i].tool, "--print-limit", "20"};
+        asked[i].params = tool_params(asks[i].target, false);
+    }
+    for (std::size_t i = 0; i < beside.size(); ++i) asked[asks.size() + i].params = tool_params(beside[i], false);
+    const std::vector<ToolRunResult> all = ToolLauncher::run(asked, timeout_s);
+    std::vector<TargetRun> plain;
+    for (std::size_t i = 0; i < beside.size(); ++i) plain.push_back(target_run(beside[i], all[asks.size() + i]));
+    for (std::size_t i = 0; i < asks.size(); ++i) {
+        out[i] = read_sanitizer_run(all[i], timeout_s);
+        out[i].beside = plain;
+    }
+    return out;
+}
+
+}  // namespace
+
+SanitizerRun sanitize(const std::string& target, const std::string& tool, int timeout_s,
+                      const std::vector<std::string>& beside) {
+    return sanitize_runs({{target, tool}}, timeout_s, beside).front();
+}
+
+std::vector<SanitizerRun> sanitize_together(const std::vector<SanitizeAsk>& asks, int timeout_s) {
+    return sanitize_runs(asks, timeout_s, {});
 }
 
 std::vector<TargetRun> run_targets_together(const std::vector<std::string>& targets, int timeout_s) {

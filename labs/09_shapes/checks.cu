@@ -601,10 +601,10 @@ CorrectnessResult check_crossover(Context& ctx) {
 // Every call of a timed run gets fresh X (its M rows drawn on the device from a secret, before the call; the same
 // cost for every strategy): no call can be skipped, or answered from an earlier one. After each call, 64 elements
 // of its output at positions drawn then from a secret are copied aside (SampledCalls); every call of the policy's
-// timed run is checked there against the generic kernel on the same X afterwards. Then one more policy run, on fresh X
-// again, checks in full the first call of each M with each strategy of yours (and a few generic ones) as it goes: code that works only in
-// the verified run (the second pass over the trace) is caught in the timed one. Two checks read the same runs:
-// policy over generic, and over specialised.
+// timed run is checked there afterwards against the dot products of the same X (lab09_sampled_reference). Then
+// one more policy run, on fresh X again, checks in full the first call of each M with each strategy of yours (and
+// a few generic ones) as it goes: code that works only in the verified run (the second pass over the trace) is
+// caught in the timed one. Two checks read the same runs: policy over generic, and over specialised.
 
 // Every call of a timed serving run sampled: after the call, a kernel of the grader's copies kSampled elements of
 // its output at positions drawn from a seed the grader draws then (secret_draw()); afterwards each call's X is
@@ -615,6 +615,26 @@ constexpr int kSampled = 64;
 __global__ void lab09_sample_output(const bf16* y, std::size_t count, std::uint64_t seed, bf16* out) {
     const int j = int(threadIdx.x);
     if (j < kSampled) out[j] = y[random_bits(seed, std::uint64_t(j)) % count];
+}
+
+// The sampled elements' values for the reference (each a dot product of one row of X and one column of W,
+// summed in FP32 as the generic kernel sums; one block per element): the sampled positions checked without the
+// generic kernel run over all of Y for each of the trace's calls again.
+__global__ void lab09_sampled_reference(const bf16* x, const bf16* w, int m, std::uint64_t seed, float* out) {
+    constexpr int kThreads = 256;
+    __shared__ float part[kThreads];
+    const std::size_t at = random_bits(seed, std::uint64_t(blockIdx.x)) % (std::size_t(m) * kN);
+    const std::size_t row = at / kN, col = at % kN;
+    float acc = 0.0f;
+    for (int k = int(threadIdx.x); k < kK; k += kThreads)
+        acc += __bfloat162float(x[row * kK + std::size_t(k)]) * __bfloat162float(w[std::size_t(k) * kN + col]);
+    part[threadIdx.x] = acc;
+    __syncthreads();
+    for (int half = kThreads / 2; half > 0; half /= 2) {
+        if (int(threadIdx.x) < half) part[threadIdx.x] += part[threadIdx.x + half];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[blockIdx.x] = part[0];
 }
 
 struct SampledCalls {
@@ -658,7 +678,14 @@ struct Serving {
         ProgramCache cache(dir.path, 16);
         TimingOptions o;
         o.label = "lab09 serve costs";
-        o.max_total_ms = 100;  // a GEMM of 4096 rows is 0.35 ms on the H200: hundreds of runs fit
+        // A call of 4096 rows takes 18 ms on the H200 with the given kernel, and its runs agree to well under 1%:
+        // one untimed run and batches of 3 (8 each, the default, took 1.9 s of the lab's grading time for the
+        // three largest rows alone). The costs price the policy's choices, to 2%.
+        o.warmup = 1;
+        o.min_reps = 3;
+        o.batch = 3;
+        o.max_rel_ci = 0.02;
+        o.max_total_ms = 40;
         std::vector<double> preps;
         for (const int m : kCostGrid) {
             const Gemm g = call(m, y.data());
@@ -790,22 +817,22 @@ const ServingRuns& serving_runs(Context& ctx) {
         const CompareReport rep = compare_bf16(std::span(got.data(), n), ref, kVsGeneric, {std::size_t(m), std::size_t(kN)});
         if (!rep.passed()) r->wrong_result = strprintf("call %d (M = %d) of the %s: %s", i + 1, m, run, rep.describe().c_str());
     };
-    // Every call of the timed policy run at its sampled positions, against the generic kernel on that call's X.
+    // Every call of the timed policy run at its sampled positions, against their dot products on that call's X.
     {
-        SampledCalls reference(sv.trace.size());
+        DeviceBuffer<float> reference(sv.trace.size() * kSampled);
         for (std::size_t i = 0; i < sv.trace.size(); ++i) {
             const int m = sv.trace[i];
             sv.refill_x(m, policy_seed + i);
-            launch_gemm_generic(sv.call(m, sv.y_ref.data()), nullptr);
-            lab09_sample_output<<<1, kSampled>>>(sv.y_ref.data(), std::size_t(m) * kN, policy_samples.seeds[i],
-                                                 reference.samples.data() + i * kSampled);
+            lab09_sampled_reference<<<kSampled, 256>>>(sv.x.data(), sv.w.data(), m, policy_samples.seeds[i],
+                                                       reference.data() + i * kSampled);
             LABS_CHECK_LAUNCH();
         }
         CUDA_CHECK(cudaDeviceSynchronize());
-        const std::vector<std::uint16_t> got = to_host_bits(policy_samples.samples), want = to_host_bits(reference.samples);
+        const std::vector<std::uint16_t> got = to_host_bits(policy_samples.samples);
+        const std::vector<float> want = to_host(reference);
         for (std::size_t i = 0; i < sv.trace.size() && r->wrong_result.empty(); ++i) {
             std::vector<double> ref(kSampled);
-            for (int j = 0; j < kSampled; ++j) ref[std::size_t(j)] = bf16_bits_to_float(want[i * kSampled + std::size_t(j)]);
+            for (int j = 0; j < kSampled; ++j) ref[std::size_t(j)] = want[i * kSampled + std::size_t(j)];
             const CompareReport rep = compare_bf16(std::span(got.data() + i * kSampled, kSampled), ref, kVsGeneric,
                                                    {1, std::size_t(kSampled)});
             if (!rep.passed())

@@ -70,6 +70,9 @@ struct TimingOptions {
     int max_reps = 500;           ///< at most this many
     double max_rel_ci = 0.01;     ///< stop when the median's 95% CI half-width is below this fraction
     double max_total_ms = 3000;   ///< stop once the timed runs add up to this much device time
+    /// Timed runs enqueued between two synchronisations (the stopping rule is tested after each batch): fewer for
+    /// work of many milliseconds, whose spread is small, so that min_reps of them can be enough.
+    int batch = 8;
     bool flush_l2 = true;         ///< flush L2 before every timed run
     /// When above 0: a kernel that spins this many microseconds on the device (hold_stream()) is enqueued after
     /// the flush and before the start event of every timed run, so that work submitted slower than it runs (many

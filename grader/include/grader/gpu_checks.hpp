@@ -474,6 +474,20 @@ struct SanitizerRun {
 [[nodiscard]] SanitizerRun sanitize(const std::string& target, const std::string& tool, int timeout_s = 120,
                                     const std::vector<std::string>& beside = {});
 
+/** @brief One run for sanitize_together(): a declared profile target under one of compute-sanitizer's tools. */
+struct SanitizeAsk {
+    std::string target;  ///< a declared profile target
+    std::string tool;    ///< "racecheck", "synccheck", "memcheck", "initcheck"
+};
+
+/**
+ * @brief Runs every one of @p asks as sanitize() runs one, all at the same time (each in a process of its own,
+ * started together by the launcher), and returns their results in the order asked — for a lab whose checks
+ * each need a few sanitizer runs: started together they take about the time of the longest instead of the sum.
+ * Every result is skipped, with the same reason, where compute-sanitizer cannot run here.
+ */
+[[nodiscard]] std::vector<SanitizerRun> sanitize_together(const std::vector<SanitizeAsk>& asks, int timeout_s = 120);
+
 /**
  * @brief Device memory of a given size that ends where an unmapped page of the address space begins (the CUDA
  * driver's virtual memory: a reserved range mapped all but its last granule): a kernel that reads or writes past
