@@ -7,9 +7,10 @@
 //                         the first call from an empty cache (host clock: NVRTC, the cache's store, the load, the
 //                         call) minus call_ms
 //   crossover             at M = 16, the calls after which specialising pays, P / (T_generic − T_specialised), from
-//                         costs/'s P and T at 16 (none when T_specialised ≥ T_generic); then, as measure.crossover, a
-//                         third of that many calls and three times as many run both ways, from an empty cache (host
-//                         clock, ms; not beyond 20000 calls)
+//                         costs/'s P and T at 16 (none when T_specialised ≥ T_generic); then a third of that many
+//                         calls and three times as many run both ways, from an empty cache (host clock, ms; not beyond
+//                         20000 calls). measure.crossover runs half and twice as many, from T timed back to back (W
+//                         stays in the L2); costs/ flushes the L2 before each call, hence the wider margins here
 //   serve/TRACE/STRATEGY  the first 200 calls of datasets/traces/TRACE.csv served always generic (0), always
 //                         specialised (2) and by your choose_strategy (-1) in the grader's loop (perf.policy_*):
 //                         before each call, the calls of its M still expected (M's share of the calls so far, 16
