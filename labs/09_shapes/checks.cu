@@ -536,27 +536,26 @@ Measured measure(Context& ctx, int m, ProgramCache& cache) {
     return me;
 }
 
-// End to end, host clock: `calls` calls of one shape, starting from an empty cache for the specialised strategy.
-double run_calls_ms(Context& ctx, int m, int calls, bool specialized) {
-    TempDir dir("lab09-run");
-    ProgramCache cache(dir.path, 4);
-    const GemmCase& c = gemm_case(ctx, m);
-    DeviceBuffer<bf16> y(std::size_t(m) * kN);
-    const Gemm g{c.x.data(), c.w.data(), y.data(), m, kN, kK};
-    CUDA_CHECK(cudaDeviceSynchronize());
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < calls; ++i) {
-        if (specialized) launch_gemm_specialized(g, cache, nullptr);
-        else launch_gemm_generic(g, nullptr);
-    }
-    CUDA_CHECK(cudaDeviceSynchronize());
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-// The crossover P / (T_generic − T_specialised) from measured P and T, then traces of half of it and of twice it
-// actually run both ways: the winner on each side must be the one the crossover predicts (by P / 2 before it and
-// by P after it). A crossover past kMaxCrossoverRun / 2 calls is not run (it would take minutes): FAIL, saying so.
+// The crossover P / (T_generic − T_specialised) from measured P and T, then one run of twice that many calls
+// each way, end to end on the host clock from an empty cache, timed also when its first half of the crossover's
+// calls is done: the winner at half and at twice the crossover must be the one it predicts (by P / 2 before it
+// and by P after it). Every call of the runs gets fresh X and is sampled after it (SampledCalls, below), and the
+// specialised run's samples are checked afterwards: calls skipped once a shape has repeated enough come out
+// wrong. A crossover past kMaxCrossoverRun / 2 calls is not run (it would take minutes): FAIL, saying so.
 constexpr int kMaxCrossoverRun = 20000;
+
+struct SampledCalls;
+std::string check_samples(const SampledCalls& samples, const std::vector<int>& rows, bf16* x, const bf16* w,
+                          std::uint64_t fresh_seed, const char* run);
+void draw_x(bf16* x, int m, std::uint64_t seed);
+
+struct CallsRun {
+    double first_ms = 0, all_ms = 0;  // after the first `split` calls, after all of them
+    std::string wrong_result;         // the specialised run's samples
+};
+
+CallsRun run_calls(Context& ctx, int m, int split, int calls, bool specialized);
+
 CorrectnessResult check_crossover(Context& ctx) {
     constexpr int m = 16;  // a decode shape: the specialised skinny kernel is the fast one there
     TempDir dir("lab09-crossover");
@@ -583,15 +582,19 @@ CorrectnessResult check_crossover(Context& ctx) {
                  "registers and read W once";
         return r;
     }
-    const double g_before = run_calls_ms(ctx, m, before, false), s_before = run_calls_ms(ctx, m, before, true);
-    const double g_after = run_calls_ms(ctx, m, after, false), s_after = run_calls_ms(ctx, m, after, true);
-    r.details["runs_ms"] = {{"generic_before", g_before}, {"specialized_before", s_before}, {"generic_after", g_after},
-                            {"specialized_after", s_after}};
+    const CallsRun generic = run_calls(ctx, m, before, after, false), special = run_calls(ctx, m, before, after, true);
+    r.details["runs_ms"] = {{"generic_before", generic.first_ms}, {"specialized_before", special.first_ms},
+                            {"generic_after", generic.all_ms}, {"specialized_after", special.all_ms}};
+    if (!special.wrong_result.empty()) {
+        r.message = special.wrong_result;
+        r.hint = "every call must compute its own output: its X is new each time";
+        return r;
+    }
     const std::string measured = strprintf("P = %.1f ms, T = %.4f ms generic and %.4f ms specialised at M = %d: crossover "
                                            "after %.0f calls; %d calls took %.1f vs %.1f ms, %d calls %.1f vs %.1f ms",
                                            me.p_specialized_ms, me.t_generic_ms, me.t_specialized_ms, m, crossover, before,
-                                           g_before, s_before, after, g_after, s_after);
-    if (!(g_before < s_before && s_after < g_after)) {
+                                           generic.first_ms, special.first_ms, after, generic.all_ms, special.all_ms);
+    if (!(generic.first_ms < special.first_ms && special.all_ms < generic.all_ms)) {
         r.message = "the measured crossover did not predict the winners: " + measured;
         r.hint = "P must include everything the first call pays (NVRTC, load), and a call must not pay it again";
         return r;
@@ -664,6 +667,69 @@ struct SampledCalls {
     }
 };
 
+void draw_x(bf16* x, int m, std::uint64_t seed) {
+    fill_uniform_bf16_device(x, std::size_t(m) * kK, seed, -1.0f, 1.0f, nullptr);
+}
+
+// Call i of a run (rows[i] rows, its X drawn from fresh_seed + i into x) at its sampled positions, against their dot
+// products on that X: empty when all agree, else the first call that does not ("call 7 (M = 16) <run>, …").
+std::string check_samples(const SampledCalls& samples, const std::vector<int>& rows, bf16* x, const bf16* w,
+                          std::uint64_t fresh_seed, const char* run) {
+    DeviceBuffer<float> reference(rows.size() * kSampled);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        draw_x(x, rows[i], fresh_seed + i);
+        lab09_sampled_reference<<<kSampled, 256>>>(x, w, rows[i], samples.seeds[i], reference.data() + i * kSampled);
+        LABS_CHECK_LAUNCH();
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<std::uint16_t> got = to_host_bits(samples.samples);
+    const std::vector<float> want = to_host(reference);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        std::vector<double> ref(kSampled);
+        for (int j = 0; j < kSampled; ++j) ref[std::size_t(j)] = want[i * kSampled + std::size_t(j)];
+        const CompareReport rep =
+            compare_bf16(std::span(got.data() + i * kSampled, kSampled), ref, kVsGeneric, {1, std::size_t(kSampled)});
+        if (!rep.passed())
+            return strprintf("call %zu (M = %d) %s, at %d positions drawn after it: %s", i + 1, rows[i], run, kSampled,
+                             rep.describe().c_str());
+    }
+    return {};
+}
+
+// `calls` calls of one shape, end to end on the host clock (the specialised ones from an empty cache), timed also
+// after the first `split`; each call on fresh X, sampled after it (the same small cost both ways).
+CallsRun run_calls(Context& ctx, int m, int split, int calls, bool specialized) {
+    TempDir dir("lab09-run");
+    ProgramCache cache(dir.path, 4);
+    const GemmCase& c = gemm_case(ctx, m);
+    DeviceBuffer<bf16> x(std::size_t(m) * kK), y(std::size_t(m) * kN);
+    const Gemm g{x.data(), c.w.data(), y.data(), m, kN, kK};
+    SampledCalls samples{std::size_t(calls)};
+    const std::uint64_t fresh_seed = secret_draw() | 1;
+    CallsRun run;
+    const auto ms_since = [](auto t0) {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    };
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) {
+        draw_x(x.data(), m, fresh_seed + std::uint64_t(i));
+        if (specialized) launch_gemm_specialized(g, cache, nullptr);
+        else launch_gemm_generic(g, nullptr);
+        samples.after(i, m, y.data());
+        if (i + 1 == split) {
+            CUDA_CHECK(cudaDeviceSynchronize());
+            run.first_ms = ms_since(t0);
+        }
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    run.all_ms = ms_since(t0);
+    if (specialized)
+        run.wrong_result = check_samples(samples, std::vector<int>(std::size_t(calls), m), x.data(), c.w.data(),
+                                         fresh_seed, "of the specialised run of measure.crossover");
+    return run;
+}
+
 struct Serving {
     std::vector<int> trace;
     std::vector<std::array<StrategyCost, 3>> costs;  // per kCostGrid entry (prep_ms of strategy 2: P when not compiled)
@@ -684,7 +750,7 @@ struct Serving {
     }
 
     [[nodiscard]] Gemm call(int m, bf16* out) const { return {x.data(), w.data(), out, m, kN, kK}; }
-    void refill_x(int m, std::uint64_t seed) { fill_uniform_bf16_device(x.data(), std::size_t(m) * kK, seed, -1.0f, 1.0f, nullptr); }
+    void refill_x(int m, std::uint64_t seed) { draw_x(x.data(), m, seed); }
     [[nodiscard]] int distinct() const { return int(std::set<int>(trace.begin(), trace.end()).size()); }
 
     void measure_costs() {
@@ -832,28 +898,9 @@ const ServingRuns& serving_runs(Context& ctx) {
         if (!rep.passed()) r->wrong_result = strprintf("call %d (M = %d) of the %s: %s", i + 1, m, run, rep.describe().c_str());
     };
     // Every call of the timed policy run at its sampled positions, against their dot products on that call's X.
-    {
-        DeviceBuffer<float> reference(sv.trace.size() * kSampled);
-        for (std::size_t i = 0; i < sv.trace.size(); ++i) {
-            const int m = sv.trace[i];
-            sv.refill_x(m, policy_seed + i);
-            lab09_sampled_reference<<<kSampled, 256>>>(sv.x.data(), sv.w.data(), m, policy_samples.seeds[i],
-                                                       reference.data() + i * kSampled);
-            LABS_CHECK_LAUNCH();
-        }
-        CUDA_CHECK(cudaDeviceSynchronize());
-        const std::vector<std::uint16_t> got = to_host_bits(policy_samples.samples);
-        const std::vector<float> want = to_host(reference);
-        for (std::size_t i = 0; i < sv.trace.size() && r->wrong_result.empty(); ++i) {
-            std::vector<double> ref(kSampled);
-            for (int j = 0; j < kSampled; ++j) ref[std::size_t(j)] = want[i * kSampled + std::size_t(j)];
-            const CompareReport rep = compare_bf16(std::span(got.data() + i * kSampled, kSampled), ref, kVsGeneric,
-                                                   {1, std::size_t(kSampled)});
-            if (!rep.passed())
-                r->wrong_result = strprintf("call %zu (M = %d) of the timed run of your policy, at %d positions drawn after "
-                                            "it: %s", i + 1, sv.trace[i], kSampled, rep.describe().c_str());
-        }
-    }
+    if (r->wrong_result.empty())
+        r->wrong_result = check_samples(policy_samples, sv.trace, sv.x.data(), sv.w.data(), policy_seed,
+                                        "of the timed run of your policy");
     phase("samples_checked");
     // The verified run, on fresh X again, checked in full as it goes (which calls: below). Its programs come from the
     // timed run's cache (compiling them again would only cost time).
