@@ -26,6 +26,7 @@ namespace gpulab::grader {
 namespace {
 
 int g_socket = -1;                // the runner's end
+pid_t g_launcher = -1;            // the launcher's pid (in the runner)
 char g_remove_at_end[4096] = {};  // the launcher's copy of the folder to remove once the runner has ended
 
 // The runner died while the launcher was busy (SIGTERM, from PR_SET_PDEATHSIG): what rmdir can remove of the
@@ -269,6 +270,23 @@ void ToolLauncher::start(const std::string& remove_at_end) {
     }
     close(pair[1]);
     g_socket = pair[0];
+    g_launcher = pid;
+}
+
+void ToolLauncher::finish() {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (g_socket >= 0) close(g_socket);
+    g_socket = -1;
+    if (g_launcher <= 0) return;
+    // The launcher removes the scratch folder once it sees the socket close; wait for that (bounded: a copy of the
+    // socket kept open elsewhere leaves it waiting, and then it is stopped when this process ends).
+    for (int i = 0; i < 500; ++i) {
+        int status = 0;
+        const pid_t done = waitpid(g_launcher, &status, WNOHANG);
+        if (done == g_launcher || (done < 0 && errno != EINTR)) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    g_launcher = -1;
 }
 
 bool ToolLauncher::available() { return g_socket >= 0; }

@@ -140,5 +140,6 @@ int main(int argc, char** argv) {
     const int rc = gpulab::grader::runner_main(argc, argv, gpulab::grader::RunnerMode::code, nullptr, gpu);
     std::error_code ec;
     if (!g_made_scratch.empty()) std::filesystem::remove_all(g_made_scratch, ec);
+    gpulab::grader::ToolLauncher::finish();  // the folder itself: the launcher removes it, before this process ends
     return rc;
 }

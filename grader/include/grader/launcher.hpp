@@ -47,6 +47,12 @@ public:
      *        not writable to it).
      */
     static void start(const std::string& remove_at_end = {});
+    /**
+     * @brief Ends the launcher: closes the runner's end of its socket and waits (up to 5 s) for it to remove the
+     * folder named at start() and exit, so that nothing of the runner is left once the runner has ended. Call it
+     * last in main; run() afterwards returns status -1.
+     */
+    static void finish();
     /** @brief Whether a launcher runs. */
     [[nodiscard]] static bool available();
     /**
