@@ -1011,25 +1011,40 @@ PerfResult perf_speedup(Context& ctx) {
     return r;
 }
 
-// (b) What pinning buys: 64 MiB copied to the device from input() and from pageable memory, interleaved.
+// (b) What pinning buys: 64 MiB copied to the device from input() against the same copy from the grader's own
+// pinned buffer, interleaved, so the ratio is input()'s rate as a fraction of this host link's pinned rate (how fast
+// pageable memory is varies with the host from run to run — 7 to 17 GB/s on one H200 machine —, so a ratio over
+// pageable memory graded the machine, not the code). The pageable copy is timed too, and shown.
 PerfResult perf_pinned(Context& ctx) {
     Piped& p = pipeline();
     std::vector<std::uint16_t> pageable(kTimedElements, 0);
     std::memset(p.in, 0, kTimedElements * 2);
+    PinnedCopy grader;
+    std::memset(grader.host.data(), 0, grader.host.bytes());
     DeviceBuffer<bf16> dev(kTimedElements);
     const std::size_t bytes = kTimedElements * 2;
-    const AbResult ab = time_ab(
+    const AbResult ab = time_ab([&](cudaStream_t s) { grader.enqueue(s); },
+                                [&](cudaStream_t s) { CUDA_CHECK(cudaMemcpyAsync(dev.data(), p.in, bytes, cudaMemcpyHostToDevice, s)); },
+                                grading_timing("lab01 pinned vs grader's pinned"));
+    TimingOptions shown = grading_timing("lab01 pageable");  // shown, not graded: a few percent is enough
+    shown.max_rel_ci = 0.05;
+    shown.max_total_ms = 250;
+    const TimingResult from_pageable = time_region(
         [&](cudaStream_t s) { CUDA_CHECK(cudaMemcpyAsync(dev.data(), pageable.data(), bytes, cudaMemcpyHostToDevice, s)); },
-        [&](cudaStream_t s) { CUDA_CHECK(cudaMemcpyAsync(dev.data(), p.in, bytes, cudaMemcpyHostToDevice, s)); },
-        grading_timing("lab01 pinned vs pageable"));
-    const double pageable_gbps = bytes / (ab.a.median_ms * 1e6), pinned_gbps = bytes / (ab.b.median_ms * 1e6);
+        shown);
+    const double input_gbps = bytes / (ab.b.median_ms * 1e6), pinned_gbps = bytes / (ab.a.median_ms * 1e6);
+    const double pageable_gbps = bytes / (from_pageable.median_ms * 1e6);
     PerfResult r;
     r.ratio = ab.ratio;
     r.time_ms = ab.b.median_ms;
     r.floor.host_bytes = double(bytes);  // the copy from input() cannot beat the host link
-    r.message = strprintf("64 MiB to the device: %.1f GB/s from input(), %.1f GB/s from pageable memory", pinned_gbps,
-                          pageable_gbps);
-    r.details = {{"pinned", ab.b}, {"pageable", ab.a}, {"pinned_gbps", pinned_gbps}, {"pageable_gbps", pageable_gbps}};
+    r.floor.max_ratio = 1.15;
+    r.floor.max_what = "a copy from input() cannot beat the same copy from the grader's pinned memory by more than noise";
+    r.message = strprintf("64 MiB to the device: %.1f GB/s from input(), %.1f GB/s from the grader's pinned memory, "
+                          "%.1f GB/s from pageable memory (%.1fx slower than input())",
+                          input_gbps, pinned_gbps, pageable_gbps, input_gbps / pageable_gbps);
+    r.details = {{"input", ab.b},           {"grader_pinned", ab.a},      {"pageable", from_pageable},
+                 {"input_gbps", input_gbps}, {"pinned_gbps", pinned_gbps}, {"pageable_gbps", pageable_gbps}};
     compare_pinned_copy(ctx, r);
     return r;
 }
@@ -1093,11 +1108,11 @@ void register_checks(Lab& lab) {
     // 1.2 ms (16 × the slowest stage alone, 84 µs, less 10%).
     const PerfSpec speedup{.requires_check = "correct.timed_size", .pass_bar = 4.5, .full_bar = 6.5, .unit = "x serial",
                            .reference = "pinned_copy"};
-    // Pinned over pageable: 5.9-7.3x on an H200 (55 GB/s vs 7.5-9.3 GB/s from pageable memory, which varies from run
-    // to run): any pinned input() earns full marks there; the check shows what pinning buys.
-    const PerfSpec pinned{.requires_check = "pinned.reused", .pass_bar = 2.5, .full_bar = 4.0, .unit = "x pageable",
+    // A pinned input() copies at the link's pinned rate (about 55 GB/s on an H200, so about 1.0 of the grader's own
+    // pinned copy); pageable memory reached 0.13-0.30 of it there (7-17 GB/s, with the host), and fails.
+    const PerfSpec pinned{.requires_check = "pinned.reused", .pass_bar = 0.8, .full_bar = 0.9, .unit = "of pinned rate",
                           .reference = "pinned_copy"};
-    lab.performance("perf.pinned", "(b) a 64 MiB copy from input() over the same from pageable memory", 4, pinned,
+    lab.performance("perf.pinned", "(b) a 64 MiB copy from input() at the host link's pinned rate", 4, pinned,
                     perf_pinned);
     lab.performance("perf.speedup", "(b, c) speed-up over the serial path, 64 MiB", 8, speedup, perf_speedup);
     const PerfSpec model{.requires_check = "correct.timed_size", .pass_bar = 0.6, .full_bar = 0.8, .unit = "model / measured",
