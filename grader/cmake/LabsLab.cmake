@@ -11,8 +11,8 @@
 #     [APPEND_TO_EDIT <a frozen file compiled at the end of each editable .cu translation unit, e.g. the
 #                  explicit instantiations of the student's templates, so that the student's file holds
 #                  nothing that exists only for the build>]
-#     [WRONG       <known-bad versions of the editable file; default: wrong/*.cu>]
-#     [EXPECT      <what the grader must say of each; default: wrong/expect.json>]
+#     [WRONG       <known-bad versions of the editable file, in solutions/<NN_name>/; default: wrong/*.cu>]
+#     [EXPECT      <what the grader must say of each, in solutions/<NN_name>/; default: wrong/expect.json>]
 #     [WRONG_TIMEOUT <seconds each known-bad version may run; default 120>]
 #     [LIBRARIES   <extra libraries for the implementations, the checks and the benchmark>]
 #     [DENY        <the code policy's additions: regexes over demangled symbol names the student's
@@ -24,8 +24,8 @@
 #                  when they equal one of its keys; without the list, every calculator's are>])
 #
 # Vocabulary: an *implementation* is whose code is graded — the student's (labs/NN/), the reference
-# (solutions/NN/) or one of the lab's known-bad versions (labs/NN/wrong/); a *variant* is a version of a
-# kernel within a lab (v1, v2, fused, ...).
+# (solutions/NN/) or one of the lab's known-bad versions (solutions/NN/wrong/: like the reference, nothing a
+# student receives); a *variant* is a version of a kernel within a lab (v1, v2, fused, ...).
 #
 # Targets, for lab NN:
 #   labNN_answers          grades answers.toml against the answer key (no CUDA)
@@ -34,7 +34,7 @@
 #   labNN_checks_solution  the same on the reference (LABS_BUILD_SOLUTIONS)
 #   labNN_checks_submission, labNN_checks_batchK   the same on a submission staged by `grader --submission`,
 #                          and by worker K of `grader batch` (not in `all`: the grader builds them)
-#   labNN_checks_wrong_X   the same on wrong/X.cu (LABS_BUILD_TESTS)
+#   labNN_checks_wrong_X   the same on solutions/NN/wrong/X.cu (LABS_BUILD_TESTS and LABS_BUILD_SOLUTIONS)
 #   labNN_bench[_solution] the experiment on the student's code [on the reference]
 # Tests: reference answers full (cpu), template answers zero (cpu), reference code full (gpu), untouched
 # template code zero without crashing (gpu), and every known-bad version graded as wrong/expect.json says
@@ -208,8 +208,11 @@ function(labs_add_lab folder)
   if(NOT ARG_BENCH AND EXISTS "${lab_dir}/bench.cu")
     set(ARG_BENCH bench.cu)
   endif()
-  if(NOT DEFINED ARG_WRONG)
-    file(GLOB ARG_WRONG CONFIGURE_DEPENDS RELATIVE "${lab_dir}" "${lab_dir}/wrong/*.cu")
+  # The known-bad versions live beside the reference, and are built with it.
+  if(NOT LABS_BUILD_SOLUTIONS OR NOT EXISTS "${solution_dir}")
+    set(ARG_WRONG "")
+  elseif(NOT DEFINED ARG_WRONG)
+    file(GLOB ARG_WRONG CONFIGURE_DEPENDS RELATIVE "${solution_dir}" "${solution_dir}/wrong/*.cu")
   endif()
   if(NOT ARG_EXPECT)
     set(ARG_EXPECT wrong/expect.json)
@@ -350,7 +353,7 @@ function(labs_add_lab folder)
   # grader must report for it. Those expected not to build stay out of `all`; they and those the code
   # policy stops are graded by a cpu test that lets the grader build them; the others by a gpu test.
   if(ARG_WRONG)
-    if(NOT EXISTS "${lab_dir}/${ARG_EXPECT}")
+    if(NOT EXISTS "${solution_dir}/${ARG_EXPECT}")
       message(FATAL_ERROR "labs_add_lab(${folder}): known-bad versions need ${ARG_EXPECT}")
     endif()
     set(edit_cu ${ARG_EDIT})
@@ -359,8 +362,8 @@ function(labs_add_lab folder)
     if(NOT n_cu EQUAL 1)
       message(FATAL_ERROR "labs_add_lab(${folder}): WRONG needs exactly one editable .cu file")
     endif()
-    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${lab_dir}/${ARG_EXPECT}")
-    file(READ "${lab_dir}/${ARG_EXPECT}" expect_json)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${solution_dir}/${ARG_EXPECT}")
+    file(READ "${solution_dir}/${ARG_EXPECT}" expect_json)
     set(code_entries "")
     set(cpu_entries "")
     foreach(w IN LISTS ARG_WRONG)
@@ -374,11 +377,11 @@ function(labs_add_lab folder)
       if(no_cpu)
         set(on_cpu OFF)
       endif()
-      _labs_implementation(${p} wrong_${stem} "${lab_dir}/${w}")
-      # What several labs' known-bad versions share (a loader walk, a tool probe): labs/known_bad/.
-      target_include_directories(${p}_impl_wrong_${stem} PRIVATE "${PROJECT_SOURCE_DIR}/labs/known_bad")
+      _labs_implementation(${p} wrong_${stem} "${solution_dir}/${w}")
+      # What several labs' known-bad versions share (a loader walk, a tool probe): solutions/known_bad/.
+      target_include_directories(${p}_impl_wrong_${stem} PRIVATE "${PROJECT_SOURCE_DIR}/solutions/known_bad")
       _labs_members(members ${p} wrong_${stem} student)  # graded as "the student's" code
-      _labs_json_list(files "labs/${folder}/${w}")
+      _labs_json_list(files "solutions/${folder}/${w}")
       _labs_registry_entry(entry "${id}" "wrong_${stem}" "lab ${id} known-bad: ${wname}" "labs/${folder}"
                            "${ARG_CODE_POINTS}" ${members} student_files "${files}" policy "${policy}")
       if(must_build STREQUAL "fails")
@@ -411,7 +414,7 @@ function(labs_add_lab folder)
       add_test(NAME ${test}
                COMMAND sh -c "\"$1\" --registry \"$2\" $3 --no-color --no-ceilings --only code --timeout $4 --json \"$5\" >/dev/null; \"$6\" \"$7\" \"$8\" \"$5\" $9"
                        sh $<TARGET_FILE:grader> "${registry}" "${flags}" ${ARG_WRONG_TIMEOUT} "${report}"
-                       "${Python3_EXECUTABLE}" "${check_expect}" "${lab_dir}/${ARG_EXPECT}" ${kind})
+                       "${Python3_EXECUTABLE}" "${check_expect}" "${solution_dir}/${ARG_EXPECT}" ${kind})
       set_tests_properties(${test} PROPERTIES LABELS "${label};lab${id}")
       if(kind STREQUAL "cpu")
         # It runs the build in the build tree: never two at once.

@@ -7,7 +7,7 @@
 set -u
 grader=$1 src=$2 work=$3 python=$4
 rm -rf "$work"
-for lab in "$src"/solutions/*/; do
+for lab in "$src"/solutions/[0-9][0-9]_*/; do
   name=$(basename "$lab")
   mkdir -p "$work/sub/labs/$name"
   cp "$lab/answers.toml" "$work/sub/labs/$name/answers.toml"
