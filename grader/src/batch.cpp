@@ -4,8 +4,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,10 +29,10 @@
 #include <tuple>
 
 #include "grader/lab.hpp"
+#include "grader/process.hpp"
 #include "grader/report.hpp"
 #include "grader/submission.hpp"
 
-extern char** environ;
 
 namespace gpulab::grader {
 namespace fs = std::filesystem;
@@ -148,81 +146,26 @@ struct ChildRun {
 ChildRun run_grader(const std::vector<std::string>& argv, const std::string& gpu, const fs::path& log_path,
                     double timeout_s) {
     ChildRun r;
-    // Everything the child needs is made before fork: after it, in a threaded process, only
-    // async-signal-safe calls.
-    std::vector<std::string> env_strings;
-    for (char** e = environ; *e != nullptr; ++e)
-        if (gpu.empty() || !starts_with(*e, "CUDA_VISIBLE_DEVICES=")) env_strings.emplace_back(*e);
-    if (!gpu.empty()) env_strings.push_back("CUDA_VISIBLE_DEVICES=" + gpu);
-    std::vector<char*> envp, args;
-    for (std::string& s : env_strings) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    std::vector<std::string> argv_copy = argv;
-    for (std::string& a : argv_copy) args.push_back(a.data());
-    args.push_back(nullptr);
     const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    const int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    int status_pipe[2];
-    if (log < 0 || devnull < 0 || pipe2(status_pipe, O_CLOEXEC) != 0) {
+    if (log < 0) {
         r.spawn_error = "cannot open " + log_path.string() + ": " + std::strerror(errno);
-        if (log >= 0) close(log);
-        if (devnull >= 0) close(devnull);
         return r;
     }
-    const pid_t parent = getpid();
+    SpawnSpec spec;
+    spec.argv = argv;
+    spec.output_fd = log;
+    spec.death_signal = SIGTERM;  // (it stops its own lab processes on SIGTERM: stop_children_on_signals)
+    if (!gpu.empty()) spec.env["CUDA_VISIBLE_DEVICES"] = gpu;
     const auto start = std::chrono::steady_clock::now();
-    const pid_t pid = fork();
-    if (pid == 0) {
-        setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
-        if (getppid() != parent) _exit(127);
-        dup2(devnull, 0);
-        dup2(log, 1);
-        dup2(log, 2);
-        // Another worker's pipes, open while this one forked, must not live on in this grader: their
-        // reader would wait for an end of file that never comes.
-        for (int fd = 3; fd < 1024; ++fd)
-            if (fd != status_pipe[1]) close(fd);
-        execve(args[0], args.data(), envp.data());
-        const int err = errno;
-        (void)!write(status_pipe[1], &err, sizeof err);
-        _exit(127);
-    }
+    const Spawned child = spawn_process(spec);
     close(log);
-    close(devnull);
-    close(status_pipe[1]);
-    if (pid < 0) {
-        r.spawn_error = std::string("fork failed: ") + std::strerror(errno);
-        close(status_pipe[0]);
-        return r;
-    }
-    setpgid(pid, pid);
-    int exec_errno = 0;
-    if (read(status_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno)
-        r.spawn_error = "cannot run " + argv[0] + ": " + std::strerror(exec_errno);
-    close(status_pipe[0]);
-
-    const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                      std::chrono::duration<double>(timeout_s));
-    std::optional<std::chrono::steady_clock::time_point> kill_at;  // SIGTERM sent: SIGKILL then
-    int status = 0;
-    for (;;) {
-        const pid_t w = waitpid(pid, &status, WNOHANG);
-        if (w == pid || (w < 0 && errno != EINTR)) break;
-        const auto now = std::chrono::steady_clock::now();
-        if (!kill_at && (now >= deadline || g_stop.load())) {
-            (now >= deadline ? r.timed_out : r.stopped) = true;
-            kill(-pid, SIGTERM);
-            kill_at = now + std::chrono::seconds(10);
-        } else if (kill_at && now >= *kill_at) {
-            kill(-pid, SIGKILL);
-            kill_at = now + std::chrono::hours(24);
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    kill(-pid, SIGKILL);  // whatever of its group is left
-    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+    r.spawn_error = child.error;
+    if (child.pid < 0) return r;
+    const Exited e = wait_process(child.pid, deadline_in(timeout_s), std::chrono::seconds(10), [] { return g_stop.load(); });
+    r.exit_code = e.exit_code;
+    r.signal = e.signal;
+    r.timed_out = e.timed_out;
+    r.stopped = e.stopped;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return r;
 }

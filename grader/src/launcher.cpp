@@ -16,10 +16,10 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <random>
 #include <sstream>
 #include <thread>
 
+#include "grader/process.hpp"
 #include "grader/protocol.hpp"
 
 namespace gpulab::grader {
@@ -36,7 +36,6 @@ extern "C" void launcher_parent_gone(int) {
     _exit(0);
 }
 std::mutex g_mu;                  // one request at a time
-constexpr int kKeyFd = 4;
 
 bool write_all(int fd, const std::string& data) {
     for (std::size_t at = 0; at < data.size();) {
@@ -85,47 +84,23 @@ std::string slurp(const std::string& path) {
     return ss.str();
 }
 
-// In the launcher: starts one run (its own process group, its parameters on the key pipe, output to a file).
+// In the launcher: starts one run (its own process group, its parameters on the key pipe, output to a file), as
+// the grader starts every child (spawn_process). -1 when it could not be started.
 pid_t start_run(const std::vector<std::string>& argv, const std::string& handover, const std::map<std::string, std::string>& env,
                 const std::string& output_file) {
-    int key_pipe[2];
-    if (pipe(key_pipe) != 0) return -1;
-    const pid_t pid = fork();
-    if (pid < 0) {
-        close(key_pipe[0]);
-        close(key_pipe[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        const int out = open(output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        const int devnull = open("/dev/null", O_RDONLY);
-        if (out < 0 || devnull < 0) _exit(126);
-        const int key_r = fcntl(key_pipe[0], F_DUPFD, 64);
-        dup2(devnull, 0);
-        dup2(out, 1);
-        dup2(out, 2);
-        dup2(key_r, kKeyFd);
-        for (int fd = 3; fd < 1024; ++fd)
-            if (fd != kKeyFd) close(fd);
-        for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-        setenv(kChannelKeyFdVariable, std::to_string(kKeyFd).c_str(), 1);
-        std::vector<char*> args;
-        for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
-        execvp(args[0], args.data());
-        _exit(127);
-    }
-    setpgid(pid, pid);
-    close(key_pipe[0]);
-    (void)write_all(key_pipe[1], handover);  // a blocked write waits for the run to read it at start-up
-    close(key_pipe[1]);
-    return pid;
+    const int out = open(output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (out < 0) return -1;
+    SpawnSpec spec;
+    spec.argv = argv;
+    spec.env = env;
+    spec.output_fd = out;
+    spec.handover = handover;
+    const Spawned run = spawn_process(spec);
+    close(out);
+    return run.pid;  // (a failed exec ends the run with status 127)
 }
 
 nlohmann::json serve(const nlohmann::json& request, const std::string& runner) {
-    std::random_device rd;
     struct Live {
         pid_t pid = -1;
         ChannelKey key{};
@@ -143,40 +118,19 @@ nlohmann::json serve(const nlohmann::json& request, const std::string& runner) {
         for (const std::string& a : r.value("tool", std::vector<std::string>{})) argv.push_back(replace_all(a, "{dir}", l.dir));
         argv.push_back(runner);
         for (const std::string& f : r.value("read", std::vector<std::string>{})) l.read.push_back(replace_all(f, "{dir}", l.dir));
-        for (auto& b : l.key) b = static_cast<std::uint8_t>(rd());
+        l.key = fresh_channel_key();
         const std::map<std::string, std::string> env = r.value("env", std::map<std::string, std::string>{});
         l.pid = l.dir.empty() ? -1 : start_run(argv, channel_handover(l.key, r.at("params").dump()), env, l.dir + "/output.txt");
         l.running = l.pid > 0;
         live.push_back(std::move(l));
     }
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(request.value("timeout_s", 60));
-    for (;;) {
-        bool any = false;
-        for (Live& l : live) {
-            if (!l.running) continue;
-            int status = 0;
-            const pid_t done = waitpid(l.pid, &status, WNOHANG);
-            if (done == l.pid || done < 0) {
-                l.running = false;
-                l.status = done < 0 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-                kill(-l.pid, SIGKILL);  // what its group left behind
-            } else {
-                any = true;
-            }
-        }
-        if (!any) break;
-        if (std::chrono::steady_clock::now() > deadline) {
-            for (Live& l : live)
-                if (l.running) {
-                    int status = 0;
-                    kill(-l.pid, SIGKILL);
-                    waitpid(l.pid, &status, 0);
-                    l.status = -2;
-                    l.running = false;
-                }
-            break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // The runs go on together; each is waited for in turn, all against the one deadline.
+    const auto deadline = deadline_in(request.value("timeout_s", 60.0));
+    for (Live& l : live) {
+        if (!l.running) continue;
+        const Exited e = wait_process(l.pid, deadline);
+        l.running = false;
+        l.status = e.timed_out ? -2 : e.signal != 0 ? 128 + e.signal : e.exit_code;
     }
     nlohmann::json reply = {{"runs", nlohmann::json::array()}};
     for (const Live& l : live) {

@@ -21,6 +21,8 @@
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+#include <thread>
 
 #include "grader/protocol.hpp"
 
@@ -62,17 +64,40 @@ std::string describe_signal(int sig) {
 
 namespace {
 
-// The three steps of running a child: spawn it with its channels, pump its output until it closes both
-// or the deadline passes, reap it (and whatever is left of its process group).
-struct Spawned {
-    pid_t pid = -1;
-    int report_fd = -1;  // our end of fd 3
-    int output_fd = -1;  // our end of its stdout + stderr
-};
+// SIGPIPE ignored in the grader: a child that exits before it reads its key (a failed exec, a program that ends
+// at once) must not take the grader with it; writing to a pipe nobody reads then gives EPIPE. A child gets the
+// default disposition back before exec.
+void ignore_sigpipe_once() {
+    static const bool ignored = [] { return std::signal(SIGPIPE, SIG_IGN) != SIG_ERR; }();
+    (void)ignored;
+}
 
-constexpr int kKeyFd = 4;  // the child reads its channel key here (and closes it) before main
+// argv[0] as execve wants it: a name without '/' is looked up on PATH (the child's, else ours); "" when none.
+std::string resolve_program(const std::string& name, const std::map<std::string, std::string>& env) {
+    if (name.find('/') != std::string::npos) return name;
+    const auto it = env.find("PATH");
+    const char* ours = std::getenv("PATH");
+    const std::string path = it != env.end() ? it->second : ours != nullptr ? ours : "/usr/local/bin:/usr/bin:/bin";
+    std::istringstream dirs(path);
+    for (std::string dir; std::getline(dirs, dir, ':');) {
+        const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+        if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    return "";
+}
 
-ChannelKey fresh_key() {
+void write_all(int fd, const std::string& data) {
+    for (std::size_t at = 0; at < data.size();) {
+        const ssize_t k = write(fd, data.data() + at, data.size() - at);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return;  // EPIPE: the child is gone before reading it
+        at += static_cast<std::size_t>(k);
+    }
+}
+
+}  // namespace
+
+ChannelKey fresh_channel_key() {
     std::random_device rd;
     ChannelKey k{};
     for (std::size_t i = 0; i < k.size(); i += 4) {
@@ -82,78 +107,173 @@ ChannelKey fresh_key() {
     return k;
 }
 
-// Starts argv in its own process group: fd 3 is the report channel, fd 4 holds the channel key (a pipe
-// the parent fills and closes), stdout and stderr go to one pipe, stdin is /dev/null, every other
-// descriptor is closed. Sets out.spawn_failed when it cannot start.
-Spawned spawn(const std::vector<std::string>& argv, const ChannelKey& key, const std::string& params, ChildOutcome& out) {
-    Spawned c;
-    int report[2], output[2], status_pipe[2], key_pipe[2];
-    if (pipe(report) != 0 || pipe(output) != 0 || pipe2(status_pipe, O_CLOEXEC) != 0 || pipe(key_pipe) != 0) {
-        out.spawn_failed = true;
-        out.output = std::string("pipe failed: ") + std::strerror(errno);
-        return c;
+std::chrono::steady_clock::time_point deadline_in(double seconds) {
+    return std::chrono::steady_clock::now() +
+           std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+Spawned spawn_process(const SpawnSpec& spec) {
+    Spawned out;
+    if (spec.argv.empty()) {
+        out.error = "nothing to run";
+        return out;
     }
-    // A child that exits before it reads its key (a failed exec, a program that ends at once) must not take
-    // the grader with it: writing to a pipe nobody reads gives EPIPE here, not SIGPIPE. The child gets the
-    // default disposition back before exec.
-    static const bool sigpipe_ignored = [] { return std::signal(SIGPIPE, SIG_IGN) != SIG_ERR; }();
-    (void)sigpipe_ignored;
+    const std::string program = resolve_program(spec.argv[0], spec.env);
+    if (program.empty()) {
+        out.error = "cannot run " + spec.argv[0] + ": not found on PATH";
+        return out;
+    }
+    // The child's environment: ours, with the spec's variables set and the key pipe's named.
+    std::map<std::string, std::string> set = spec.env;
+    if (spec.handover) set[kChannelKeyFdVariable] = std::to_string(kChildKeyFd);
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e != nullptr; ++e) {
+        const std::string_view entry(*e);
+        if (!set.contains(std::string(entry.substr(0, entry.find('='))))) env_strings.emplace_back(entry);
+    }
+    for (const auto& [k, v] : set) env_strings.push_back(k + "=" + v);
+    std::vector<char*> envp, args;
+    for (std::string& e : env_strings) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    std::vector<std::string> argv = spec.argv;
+    for (std::string& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+
+    if (spec.handover) ignore_sigpipe_once();
+    int status_pipe[2] = {-1, -1}, key_pipe[2] = {-1, -1};
+    const int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (devnull < 0 || pipe2(status_pipe, O_CLOEXEC) != 0 || (spec.handover && pipe2(key_pipe, O_CLOEXEC) != 0)) {
+        out.error = std::string("cannot start ") + spec.argv[0] + ": " + std::strerror(errno);
+        for (const int fd : {devnull, status_pipe[0], status_pipe[1], key_pipe[0], key_pipe[1]})
+            if (fd >= 0) close(fd);
+        return out;
+    }
+    const int output = spec.output_fd >= 0 ? spec.output_fd : devnull;
     const pid_t parent = getpid();
     const pid_t pid = fork();
-    if (pid < 0) {
-        out.spawn_failed = true;
-        out.output = std::string("fork failed: ") + std::strerror(errno);
-        return c;
-    }
     if (pid == 0) {
-        std::signal(SIGPIPE, SIG_DFL);
+        // Only async-signal-safe calls from here on.
+        signal(SIGPIPE, SIG_DFL);
         setpgid(0, 0);
-        // The child is killed when the grader dies, however it dies (even SIGKILL): a hung lab never
-        // outlives the grader that was to time it out. (If the grader is already gone, stop here.)
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent) _exit(127);
-        // Lift the ends the child keeps above every target number first, so no dup2 overwrites another.
-        const int report_w = fcntl(report[1], F_DUPFD, 64), output_w = fcntl(output[1], F_DUPFD, 64);
-        const int key_r = fcntl(key_pipe[0], F_DUPFD, 64);
-        dup2(output_w, 1);
-        dup2(output_w, 2);
-        dup2(report_w, 3);
-        dup2(key_r, kKeyFd);
-        setenv(kChannelKeyFdVariable, std::to_string(kKeyFd).c_str(), 1);
-        const int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0) dup2(devnull, 0);
-        for (int fd = kKeyFd + 1; fd < 1024; ++fd)
-            if (fd != status_pipe[1]) close(fd);
-        std::vector<char*> args;
-        for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
-        execvp(args[0], args.data());
+        prctl(PR_SET_PDEATHSIG, spec.death_signal);
+        if (getppid() != parent) _exit(127);  // the parent is already gone
+        // Lift what the child keeps above every target number first, so that no dup2 overwrites another.
+        const int output_hi = fcntl(output, F_DUPFD, 64);
+        const int report_hi = spec.report_fd >= 0 ? fcntl(spec.report_fd, F_DUPFD, 64) : -1;
+        const int key_hi = key_pipe[0] >= 0 ? fcntl(key_pipe[0], F_DUPFD, 64) : -1;
+        dup2(devnull, 0);
+        dup2(output_hi, 1);
+        dup2(output_hi, 2);
+        if (report_hi >= 0) dup2(report_hi, 3);
+        if (key_hi >= 0) dup2(key_hi, kChildKeyFd);
+        for (int fd = 3; fd < 1024; ++fd) {
+            const bool kept = (fd == 3 && report_hi >= 0) || (fd == kChildKeyFd && key_hi >= 0) || fd == status_pipe[1];
+            if (!kept) close(fd);
+        }
+        execve(program.c_str(), args.data(), envp.data());
         const int err = errno;
         (void)!write(status_pipe[1], &err, sizeof err);
         _exit(127);
     }
-    setpgid(pid, pid);
-    close(report[1]);
-    close(output[1]);
+    close(devnull);
     close(status_pipe[1]);
-    close(key_pipe[0]);
+    if (key_pipe[0] >= 0) close(key_pipe[0]);
+    if (pid < 0) {
+        out.error = std::string("fork failed: ") + std::strerror(errno);
+        close(status_pipe[0]);
+        if (key_pipe[1] >= 0) close(key_pipe[1]);
+        return out;
+    }
+    setpgid(pid, pid);
+    out.pid = pid;
     // The key and the run's parameters. More than a pipe holds blocks until the child reads it, which it does
     // before anything else; a child that exits first makes the write fail (EPIPE), not hang.
-    const std::string handover = channel_handover(key, params);
-    for (std::size_t at = 0; at < handover.size();) {
-        const ssize_t k = write(key_pipe[1], handover.data() + at, handover.size() - at);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) break;
-        at += static_cast<std::size_t>(k);
+    if (key_pipe[1] >= 0) {
+        write_all(key_pipe[1], *spec.handover);
+        close(key_pipe[1]);
     }
-    close(key_pipe[1]);
     int exec_errno = 0;  // the pipe closes on a successful exec; an errno arrives when exec failed
-    if (read(status_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
-        out.spawn_failed = true;
-        out.output = "cannot run " + argv[0] + ": " + std::strerror(exec_errno);
-    }
+    if (read(status_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno)
+        out.error = "cannot run " + spec.argv[0] + ": " + std::strerror(exec_errno);
     close(status_pipe[0]);
-    c.pid = pid;
+    return out;
+}
+
+Exited wait_process(pid_t pid, std::chrono::steady_clock::time_point deadline, std::chrono::steady_clock::duration grace,
+                    const std::function<bool()>& stop) {
+    Exited e;
+    int status = 0;
+    bool reaped = false;
+    std::optional<std::chrono::steady_clock::time_point> kill_at;  // SIGTERM sent: SIGKILL then
+    auto pause = std::chrono::microseconds(500);
+    for (;;) {
+        const pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid) {
+            reaped = true;
+            break;
+        }
+        if (w < 0 && errno != EINTR) break;  // not ours to wait for (already reaped elsewhere)
+        const auto now = std::chrono::steady_clock::now();
+        if (!kill_at && (now >= deadline || (stop && stop()))) {
+            (now >= deadline ? e.timed_out : e.stopped) = true;
+            if (grace <= std::chrono::steady_clock::duration::zero()) {
+                kill(-pid, SIGKILL);
+                kill_at = now + std::chrono::hours(24);
+            } else {
+                kill(-pid, SIGTERM);
+                kill_at = now + grace;
+            }
+        } else if (kill_at && now >= *kill_at) {
+            kill(-pid, SIGKILL);
+            kill_at = now + std::chrono::hours(24);
+        }
+        std::this_thread::sleep_for(pause);
+        pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(50));
+    }
+    kill(-pid, SIGKILL);  // whatever of its process group is left
+    if (reaped && WIFEXITED(status)) e.exit_code = WEXITSTATUS(status);
+    if (reaped && WIFSIGNALED(status)) e.signal = WTERMSIG(status);
+    return e;
+}
+
+namespace {
+
+// The two channels of a lab's child: our ends of its report channel (its fd 3) and of its stdout + stderr.
+struct Channels {
+    pid_t pid = -1;
+    int report_fd = -1;
+    int output_fd = -1;
+};
+
+// Starts argv with the report channel at fd 3, the channel key and parameters on the key pipe, stdout and stderr
+// on one pipe. Sets out.spawn_failed (and says why in out.output) when it cannot start.
+Channels spawn_with_channels(const std::vector<std::string>& argv, const ChannelKey& key, const std::string& params,
+                             ChildOutcome& out) {
+    Channels c;
+    int report[2], output[2];
+    if (pipe2(report, O_CLOEXEC) != 0 || pipe2(output, O_CLOEXEC) != 0) {
+        out.spawn_failed = true;
+        out.output = std::string("pipe failed: ") + std::strerror(errno);
+        return c;
+    }
+    SpawnSpec spec;
+    spec.argv = argv;
+    spec.output_fd = output[1];
+    spec.report_fd = report[1];
+    spec.handover = channel_handover(key, params);
+    const Spawned child = spawn_process(spec);
+    close(report[1]);
+    close(output[1]);
+    if (!child.error.empty()) {
+        out.spawn_failed = true;
+        out.output = child.error;
+    }
+    if (child.pid < 0) {
+        close(report[0]);
+        close(output[0]);
+        return c;
+    }
+    c.pid = child.pid;
     c.report_fd = report[0];
     c.output_fd = output[0];
     return c;
@@ -161,7 +281,7 @@ Spawned spawn(const std::vector<std::string>& argv, const ChannelKey& key, const
 
 // Reads both channels until the child closes them or the deadline passes (then out.timed_out).
 // Returns the report channel's bytes; stdout/stderr go to out.output (first MiB) and out.output_tail.
-std::string pump(const Spawned& c, std::chrono::steady_clock::time_point deadline, bool echo, ChildOutcome& out,
+std::string pump(const Channels& c, std::chrono::steady_clock::time_point deadline, bool echo, ChildOutcome& out,
                  const std::function<void(const std::string&)>& on_progress) {
     std::string report_buf;
     std::size_t shown = 0;  // how far report_buf was looked at for progress lines
@@ -210,29 +330,16 @@ std::string pump(const Spawned& c, std::chrono::steady_clock::time_point deadlin
 
 // Waits for the child (killing its process group at the deadline, and afterwards whatever of the group
 // is left) and records how it ended.
-void reap(const Spawned& c, std::chrono::steady_clock::time_point deadline, ChildOutcome& out) {
-    int status = 0;
-    if (out.timed_out) {
-        kill(-c.pid, SIGKILL);
-        waitpid(c.pid, &status, 0);
-    } else {
-        // Both channels closed: the child is exiting; wait for it, but never past the deadline.
-        while (waitpid(c.pid, &status, WNOHANG) == 0) {
-            if (std::chrono::steady_clock::now() >= deadline) {
-                out.timed_out = true;
-                kill(-c.pid, SIGKILL);
-                waitpid(c.pid, &status, 0);
-                break;
-            }
-            usleep(2000);
-        }
-        kill(-c.pid, SIGKILL);  // leftovers of its process group, if any
-    }
+void reap(const Channels& c, std::chrono::steady_clock::time_point deadline, ChildOutcome& out) {
+    // Both channels closed: the child is exiting; wait for it, but never past the deadline (already passed when
+    // the pump timed out: then it is killed at once).
+    const Exited e = wait_process(c.pid, deadline);
     close(c.report_fd);
     close(c.output_fd);
+    if (e.timed_out) out.timed_out = true;
     if (!out.timed_out) {
-        if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
-        if (WIFSIGNALED(status)) out.signal = WTERMSIG(status);
+        out.exit_code = e.exit_code;
+        out.signal = e.signal;
     }
 }
 
@@ -323,10 +430,9 @@ ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, b
         return out;
     }
     const auto start = std::chrono::steady_clock::now();
-    const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                      std::chrono::duration<double>(timeout_s));
-    const ChannelKey key = fresh_key();
-    const Spawned child = spawn(argv, key, params, out);
+    const auto deadline = deadline_in(timeout_s);
+    const ChannelKey key = fresh_channel_key();
+    const Channels child = spawn_with_channels(argv, key, params, out);
     if (child.pid < 0) return out;
     const ActiveChild active(child.pid);
     const std::string report = pump(child, deadline, echo, out, on_progress);

@@ -2,19 +2,85 @@
  * @file process.hpp
  * @brief The grader's child processes: started in their own process group with an authenticated report channel
  * and the run's parameters on a key pipe, their output pumped, reaped under a time limit, stopped on signals —
- * and the text helpers for what they print. Used by the orchestrator (labs), the code policy's tools and the
- * submission stager.
+ * and the text helpers for what they print. Used by the orchestrator (labs), the code policy's tools, the
+ * submission stager, `grader batch` (its workers' graders) and the runner's tool launcher.
  */
 #pragma once
 
+#include <sys/types.h>
+
+#include <chrono>
+#include <csignal>
 #include <cstddef>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "grader/protocol.hpp"
+
 namespace gpulab::grader {
+
+/**
+ * @brief How to start one child process (spawn_process()). Every child the grader starts — a lab's runner, a
+ * build or policy tool, a worker's grader in `grader batch`, a tool run of the runner's launcher — is started
+ * the same way: in a process group of its own (so that stopping it stops everything it started), with a
+ * parent-death signal (a child never outlives the process that was to time it out), stdin from /dev/null,
+ * every descriptor of ours closed but the ones named here, and a failed exec reported, not silent.
+ */
+struct SpawnSpec {
+    std::vector<std::string> argv;            ///< program and arguments; a program without '/' is looked up on PATH
+    std::map<std::string, std::string> env;   ///< variables set (or replaced) in the child; the rest of ours are kept
+    int output_fd = -1;                       ///< its stdout and stderr (-1: /dev/null); ours stays open
+    int report_fd = -1;                       ///< becomes its descriptor 3, the report channel (-1: none)
+    /// When set: a pipe at descriptor kChildKeyFd ($LABS_CHANNEL_KEY_FD names it) that is filled with this
+    /// (channel_handover(): the key, then the run's parameters) and closed once the child has started.
+    std::optional<std::string> handover;
+    int death_signal = SIGKILL;               ///< what the child gets when we die
+};
+
+/** @brief The descriptor a child reads its channel key and parameters from (SpawnSpec::handover). */
+inline constexpr int kChildKeyFd = 4;
+
+/** @brief A started child: its pid (the leader of its own process group), or why it did not start. */
+struct Spawned {
+    pid_t pid = -1;     ///< > 0 when it started (even if its exec then failed: see error)
+    std::string error;  ///< "" when its program runs; else why not ("cannot run X: No such file or directory")
+};
+
+/**
+ * @brief Starts a child as SpawnSpec says. Everything the child needs is made before fork (in a threaded
+ * process only async-signal-safe calls may follow it). When the exec fails the child exits 127 and error says
+ * why; it is still to be waited for (wait_process()).
+ */
+[[nodiscard]] Spawned spawn_process(const SpawnSpec& spec);
+
+/** @brief How a child ended (wait_process()). */
+struct Exited {
+    int exit_code = -1;      ///< its exit status, when it exited
+    int signal = 0;          ///< the signal that ended it (0: none)
+    bool timed_out = false;  ///< stopped at the deadline
+    bool stopped = false;    ///< stopped because @p stop said so
+};
+
+/**
+ * @brief Waits for a child started by spawn_process(). At @p deadline, or as soon as @p stop returns true, its
+ * process group gets SIGTERM and, @p grace later, SIGKILL (a zero grace: SIGKILL at once). Whatever is left of its
+ * process group once it has ended is killed too.
+ * @param pid the child @param deadline when it is stopped @param grace between SIGTERM and SIGKILL
+ * @param stop asked every few milliseconds whether to stop it now (e.g. the batch is stopping)
+ */
+Exited wait_process(pid_t pid, std::chrono::steady_clock::time_point deadline,
+                    std::chrono::steady_clock::duration grace = {}, const std::function<bool()>& stop = {});
+
+/** @brief The steady-clock time @p seconds from now. */
+[[nodiscard]] std::chrono::steady_clock::time_point deadline_in(double seconds);
+
+/** @brief A fresh 128-bit channel key from the system's random device. */
+[[nodiscard]] ChannelKey fresh_channel_key();
 
 /** @brief What happened to one child process. */
 struct ChildOutcome {
