@@ -1,0 +1,344 @@
+// `grader [labs] [options]`: grades the labs — the student's work, the reference solutions or a submission — on
+// this GPU, prints the table and writes the reports; --watch grades again on every save.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "cli.hpp"
+#include "grader/process.hpp"
+#include "grader/report.hpp"
+#include "grader/submission.hpp"
+
+namespace gpulab::grader::cli {
+
+namespace {
+
+struct Ceilings {
+    bool available = false;
+    std::string reason;
+    nlohmann::json fingerprint, ceilings;
+    std::string file;
+};
+
+Ceilings measure(const Registry& reg, bool verbose) {
+    Ceilings c;
+    if (reg.ceilings_command.empty()) {
+        c.reason = "no ceilings program registered";
+        return c;
+    }
+    // The ceilings program writes its JSON to a file named here; the code runners get the same file.
+    char path[] = "/tmp/grader-ceilings-XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) {
+        c.reason = "cannot create a temporary file for the ceilings";
+        return c;
+    }
+    close(fd);
+    c.file = path;
+    std::cerr << "Measuring this GPU's ceilings (copy bandwidth, BF16 GEMM, launch and memory latency) ...\n";
+    std::vector<std::string> argv = reg.ceilings_command;
+    argv.insert(argv.end(), {"--out", c.file});
+    const ChildOutcome o = run_child(argv, 300, false);
+    if (verbose) std::cerr << o.output << "\n";
+    try {
+        std::ifstream f(c.file);
+        const nlohmann::json j = nlohmann::json::parse(f);
+        c.available = j.value("available", false);
+        c.reason = j.value("reason", "");
+        if (c.available) {
+            c.fingerprint = j.at("fingerprint");
+            c.ceilings = j.at("ceilings");
+        }
+    } catch (const std::exception&) {
+        c.available = false;
+        c.reason = o.timed_out ? "measuring the ceilings timed out"
+                   : o.signal ? "measuring the ceilings crashed: " + describe_signal(o.signal)
+                              : "measuring the ceilings failed: " + o.output_tail;
+    }
+    if (!c.available) {
+        std::remove(c.file.c_str());
+        c.file.clear();
+    }
+    return c;
+}
+
+int expect_outcome(const RunReport& r, const std::string& expect) {
+    std::size_t graded = 0;
+    bool ok = true;
+    for (const LabResult& l : r.labs) {
+        if (!l.failures.empty()) ok = false;
+        for (const CheckResult& c : l.checks) {
+            if (c.status == Status::skipped) continue;
+            ++graded;
+            if (expect == "full" && c.status != Status::pass) ok = false;
+            if (expect == "zero" && (c.points > 0 || c.status == Status::error || c.status == Status::not_run ||
+                                     c.status == Status::suspicious || c.status == Status::tampered ||
+                                     c.status == Status::invalid))
+                ok = false;
+        }
+    }
+    if (ok && graded == 0) return kExitNothingGraded;
+    std::cerr << "expected " << (expect == "full" ? "full marks" : "zero points without errors") << ": "
+              << (ok ? "yes" : "NO") << "\n";
+    return ok ? kExitPassed : kExitFailed;
+}
+
+// The files a student edits in the selected labs (editable files and answers.toml), where they are: in the
+// course tree, or in a submission's folder.
+std::vector<std::filesystem::path> watched_files(const Registry& reg, const std::vector<LabEntry>& labs,
+                                                 const std::string& submission) {
+    std::vector<std::filesystem::path> out;
+    const std::filesystem::path root = submission.empty() ? std::filesystem::path(reg.source_dir) : std::filesystem::path(submission);
+    for (const LabEntry& l : labs) {
+        for (const std::string& f : l.student_files) out.push_back(root / f);
+        out.push_back(submission.empty() ? std::filesystem::path(l.answers_student) : root / l.dir / "answers.toml");
+    }
+    return out;
+}
+
+// Waits until one of @p files changes (its time or size; appearing or disappearing counts), polling.
+void wait_for_change(const std::vector<std::filesystem::path>& files) {
+    const auto stamp = [&] {
+        std::vector<std::pair<long long, long long>> s;
+        for (const auto& f : files) {
+            std::error_code e1, e2;
+            const auto t = std::filesystem::last_write_time(f, e1);
+            const auto n = std::filesystem::file_size(f, e2);
+            s.emplace_back(e1 ? -1 : static_cast<long long>(t.time_since_epoch().count()), e2 ? -1 : static_cast<long long>(n));
+        }
+        return s;
+    };
+    const auto before = stamp();
+    while (stamp() == before) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // let an editor finish writing
+}
+
+}  // namespace
+
+namespace {
+
+// What the command line asks for.
+struct GradeCli {
+    std::vector<std::string> selectors;
+    bool solution = false, list = false, verbose = false, no_build = false, no_colour = false, no_ceilings = false;
+    bool watch = false;
+    std::uint64_t seed = 0;
+    std::string json_file, junit_file, csv_file, only = "all", registry_path = LABS_REGISTRY_PATH, expect, submission;
+    double timeout = 300;
+    int retry_invalid = 0, watch_rounds = 0;
+    std::string student;
+    std::optional<std::uint64_t> course_seed;
+    std::vector<std::string> hide;
+};
+
+// The command's options (a table: one entry per option).
+void add_options(CLI::App& app, GradeCli& o) {
+    app.set_version_flag("--version", "grader " + grader_version() + " (report schema " + std::to_string(kReportSchemaVersion) + ")");
+    app.add_option("labs", o.selectors, "Labs to grade, by number or name (e.g. 00, 5, fusion); default: all");
+    app.add_flag("--solution", o.solution, "Grade the reference solutions instead of your work");
+    app.add_option("--submission", o.submission,
+                   "Grade a submission (a directory, a git repository at HEAD, or an archive): only its editable "
+                   "files are used, on this course's checks; every other file that differs is listed as ignored")
+        ->excludes("--solution");
+    app.add_option("--seed", o.seed, "Seed for the random inputs (a run prints its seed; pass it to reproduce)");
+    app.add_option("--json", o.json_file, "Also write the report as JSON (schema: docs/report-schema.json); '-' writes "
+                                          "it to stdout and the table to stderr");
+    app.add_option("--junit", o.junit_file, "Also write the report as JUnit XML");
+    app.add_option("--csv", o.csv_file, "Also write a gradebook CSV (one row per check, one total row per lab)");
+    app.add_option("--timeout", o.timeout, "Seconds each lab process may run before it is killed")->check(CLI::PositiveNumber);
+    app.add_option("--only", o.only,
+                   "Grade only the answers (answers), only the code (code), or only the checks named: ids as the "
+                   "handouts and the table write them, or globs, comma-separated ('correct.n1000', 'correct.*')");
+    app.add_option("--retry-invalid", o.retry_invalid,
+                   "Regrade a check whose measurement was INVALID (its reference moved, another process used the "
+                   "GPU, work was left running) up to N times, each in a new process; the report keeps every attempt")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--student", o.student,
+                   "Grade the exercise cases of this student id (default: [student] id in class.toml; none: the "
+                   "stated cases)");
+    app.add_option("--course-seed", o.course_seed, "The course's seed, which draws each student's cases (default: "
+                                                   "[course] seed in class.toml)");
+    app.add_option("--hide", o.hide,
+                   "A folder the graded code may not read, besides the course and the build tree, which it never can "
+                   "(`grader batch` hides the class's submissions and its output this way)")
+        ->group("");
+    app.add_flag("--watch", o.watch,
+                 "After grading, wait until you save an editable file or answers.toml of these labs, then grade "
+                 "again (Ctrl-C stops)");
+    app.add_option("--watch-rounds", o.watch_rounds, "For tests: stop --watch after this many rounds")->group("");
+    app.add_flag("--list", o.list, "List the labs and exit");
+    app.add_flag("--verbose,-v", o.verbose, "Show every check's message and the labs' own output");
+    app.add_flag("--no-build", o.no_build, "Do not rebuild the labs first");
+    app.add_flag("--no-color", o.no_colour, "No colours in the table");
+    app.add_flag("--no-ceilings", o.no_ceilings,
+                 "Do not measure the GPU's ceilings (answers that need them are SKIPPED; performance checks are not "
+                 "compared with the start of the run)");
+    app.add_option("--registry", o.registry_path, "Lab registry written by the build")->capture_default_str();
+    app.add_option("--expect", o.expect, "For tests: exit 0 only if every graded check is full (full) or scores 0 "
+                                         "without errors (zero); 77 when nothing could be graded")
+        ->check(CLI::IsMember({"full", "zero"}));
+}
+
+// `grader --list`: each lab, the files its student edits and its answers file.
+void list_labs(const Registry& reg) {
+    for (const LabEntry& l : reg.labs) {
+        std::cout << l.id << "  " << l.name << "  — " << l.title << "\n";
+        for (const std::string& f : l.student_files) std::cout << "      edit: " << f << "\n";
+        if (!l.answers_student.empty()) {
+            std::string answers = l.answers_student;
+            if (!reg.source_dir.empty() && answers.rfind(reg.source_dir + "/", 0) == 0) answers.erase(0, reg.source_dir.size() + 1);
+            std::cout << "      answer: " << answers << "\n";
+        }
+    }
+}
+
+// How each lab is graded, from the command line and class.toml.
+GradeOptions grade_options(const GradeCli& cli, const ClassConfig& config) {
+    GradeOptions opts;
+    opts.implementation = cli.solution              ? Implementation::solution
+                          : !cli.submission.empty() ? Implementation::submission
+                                                    : Implementation::student;
+    opts.answers = cli.only != "code";
+    opts.code = cli.only != "answers";
+    if (cli.only != "all" && cli.only != "answers" && cli.only != "code") opts.only_checks = cli.only;
+    opts.build = !cli.no_build;
+    opts.timeout_s = cli.timeout;
+    opts.verbose = cli.verbose;
+    opts.seed = cli.seed;
+    opts.retry_invalid = cli.retry_invalid;
+    opts.hidden_paths = cli.hide;
+    if (!cli.submission.empty()) opts.hidden_paths.push_back(cli.submission);  // its other files are not the graded code's
+    // The reference answers are the stated cases' answers: a student id never applies to them.
+    opts.student = cli.solution ? "" : cli.student.empty() ? config.student : cli.student;
+    opts.course_seed = cli.course_seed.value_or(config.course_seed);
+    return opts;
+}
+
+// Every selected lab graded once, the run's fingerprint and ceilings beside them.
+RunReport grade_labs(const GradeCli& cli, const GradeOptions& opts, const Ceilings& c, const std::vector<LabEntry>& labs,
+                     const StagedSubmission& staged) {
+    RunReport report;
+    report.implementation = cli.solution ? "solution" : !cli.submission.empty() ? "submission" : "student";
+    if (!cli.submission.empty()) report.submission = staged;
+    if (!opts.student.empty()) report.student = {{"id", opts.student}, {"course_seed", opts.course_seed}};
+    report.seed = cli.seed;
+    report.started_at = utc_now_iso8601();
+    report.gpu_available = c.available;
+    report.no_gpu_reason = c.available ? "" : c.reason;
+    report.fingerprint = c.fingerprint;
+    report.ceilings = c.ceilings;
+    for (const LabEntry& lab : labs) {
+        std::cerr << "Grading lab " << lab.id << " (" << lab.name << "), " << report.implementation << " ...\n";
+        report.labs.push_back(grade_lab(lab, opts));
+    }
+    // Without measured ceilings (--no-ceilings, or they failed), the code runners say whether there was a GPU.
+    if (!c.available)
+        for (const LabResult& l : report.labs)
+            if (l.device_available) {
+                report.gpu_available = *l.device_available;
+                report.no_gpu_reason = *l.device_available ? "" : l.no_device_reason;
+                if (*l.device_available) break;
+            }
+    return report;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+    std::ofstream f(path);
+    f << text;
+    if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+// The table, then the reports the command line asked for; the exit code.
+int publish(const GradeCli& cli, const GradeOptions& opts, const RunReport& report) {
+    // `--json -` writes the JSON to stdout; the table then goes to stderr, so that stdout is JSON alone.
+    const bool json_stdout = cli.json_file == "-";
+    std::ostream& table = json_stdout ? std::cerr : std::cout;
+    const bool colour = !cli.no_colour && isatty(json_stdout ? 2 : 1) && std::getenv("NO_COLOR") == nullptr;
+    print_report(table, report, colour, cli.verbose);
+    if (!opts.only_checks.empty()) {
+        std::size_t graded = 0;
+        for (const LabResult& l : report.labs) graded += l.checks.size();
+        if (graded == 0) {
+            std::cerr << "grader: no check matches '" << opts.only_checks
+                      << "' (the first column of the table shows each check's id)\n";
+            return kExitUsage;
+        }
+    }
+    if (json_stdout) std::cout << to_json(report).dump(2) << "\n";
+    else if (!cli.json_file.empty()) write_file(cli.json_file, to_json(report).dump(2) + "\n");
+    if (!cli.junit_file.empty()) write_file(cli.junit_file, to_junit(report));
+    if (!cli.csv_file.empty()) write_file(cli.csv_file, to_csv(report));
+    if (!cli.expect.empty()) return expect_outcome(report, cli.expect);
+    return report.all_that_ran_passed() ? kExitPassed : kExitFailed;
+}
+
+}  // namespace
+
+int grade_main(int argc, char** argv) {
+    CLI::App app{"Grades the labs: your answers, and your code's correctness and speed on this GPU.\n"
+                 "With no arguments it grades your current work in every lab.\n"
+                 "The chapter's models as a calculator: grader calc --list\n"
+                 "Instructors, a whole class: grader batch --help"};
+    GradeCli cli;
+    add_options(app, cli);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? kExitPassed : kExitUsage;
+    }
+    Registry reg;
+    std::vector<LabEntry> labs;
+    if (!load_labs(cli.registry_path, cli.selectors, reg, labs)) return kExitUsage;
+    if (cli.list) {
+        list_labs(reg);
+        return kExitPassed;
+    }
+    if (cli.seed == 0) cli.seed = fresh_seed();
+    // A submission that cannot be staged, or a class.toml that does not parse, is a usage error: said before measuring.
+    if (!cli.submission.empty()) {
+        const StagedSubmission check = stage_submission(cli.submission, reg, labs);
+        if (!check.error.empty()) {
+            std::cerr << "grader: " << check.error << "\n";
+            return kExitUsage;
+        }
+    }
+    const ClassConfig config = read_class_config(reg.source_dir);
+    if (!config.error.empty()) {
+        std::cerr << "grader: " << config.error << "\n";
+        return kExitUsage;
+    }
+    GradeOptions opts = grade_options(cli, config);
+    // The ceilings are measured once, before the first round; each round grades the labs anew.
+    Ceilings c;
+    if (!cli.no_ceilings) c = measure(reg, cli.verbose);
+    else c.reason = "ceilings not measured (--no-ceilings)";
+    opts.ceilings_file = c.file;
+    // `--watch`: after each round, wait until an editable file or answers.toml of the graded labs changes.
+    const std::vector<std::filesystem::path> watched = watched_files(reg, labs, cli.submission);
+    for (int round = 1;; ++round) {
+        StagedSubmission staged;  // staged again each round: the files may have changed
+        if (!cli.submission.empty()) staged = stage_submission(cli.submission, reg, labs);
+        const int rc = !staged.error.empty() ? (std::cerr << "grader: " << staged.error << "\n", kExitUsage)
+                                             : publish(cli, opts, grade_labs(cli, opts, c, labs, staged));
+        if (!cli.watch || (cli.watch_rounds > 0 && round >= cli.watch_rounds)) {
+            if (!c.file.empty()) std::remove(c.file.c_str());
+            return rc;
+        }
+        std::cerr << "\nwatching " << watched.size() << " file(s) of lab" << (labs.size() > 1 ? "s" : "");
+        for (const LabEntry& l : labs) std::cerr << " " << l.id;
+        std::cerr << ": save one to regrade (Ctrl-C stops)\n";
+        wait_for_change(watched);
+    }
+}
+
+}  // namespace gpulab::grader::cli
