@@ -120,26 +120,57 @@ std::vector<LabEntry> select_labs(const Registry& registry, const std::vector<st
 }
 
 
-PartResult interpret(const ChildOutcome& o, const std::string& part, double fallback_points, double timeout_s) {
-    PartResult r;
+namespace {
+
+// What a runner's messages said, read in the only order a runner writes them: hello, plan, then per check an
+// optional start followed by its result (a check that ran has a start), warnings and a fatal anywhere in between,
+// done last. Anything else is noted as tampering: no runner of this project sends it.
+struct Transcript {
     std::vector<CheckDecl> plan;
     std::map<std::string, CheckResult> results;
     std::string running, fatal;
     bool hello = false, done = false;
     std::string protocol_problem;  // an honest runner that cannot be graded (an old build, say)
     std::string tampered;          // what no runner of this project sends: someone else wrote on the channel
-    const auto planned = [&](const std::string& id) -> const CheckDecl* {
+
+    [[nodiscard]] const CheckDecl* planned(const std::string& id) const {
         for (const CheckDecl& d : plan)
             if (d.id == id) return &d;
         return nullptr;
-    };
-    // The only order a runner writes: hello, plan, then per check an optional start followed by its
-    // result (a check that ran has a start), warnings and a fatal anywhere in between, done last.
-    for (const nlohmann::json& m : o.messages) {
+    }
+    void wrong_order(const std::string& what) {
+        if (tampered.empty()) tampered = what;
+    }
+
+    void read_start(const nlohmann::json& m) {
+        const std::string id = m.at("id").get<std::string>();
+        if (!planned(id)) wrong_order("a start of '" + id + "', which is not in the plan");
+        else if (results.count(id)) wrong_order("a second start of '" + id + "'");
+        else if (!running.empty()) wrong_order("a start of '" + id + "' while '" + running + "' runs");
+        running = id;
+    }
+    void read_result(const nlohmann::json& m) {
+        CheckResult c = m.at("result").get<CheckResult>();
+        const CheckDecl* d = planned(c.id);
+        const bool ran = c.status != Status::skipped && c.status != Status::not_run;
+        if (d == nullptr) wrong_order("a result for '" + c.id + "', which is not in the plan");
+        else if (d->kind != c.kind) wrong_order("a result for '" + c.id + "' of another kind than planned");
+        else if (results.count(c.id)) wrong_order("a second result for '" + c.id + "'");
+        else if (ran && running != c.id) wrong_order("a result for '" + c.id + "' that was never started");
+        else if (!ran && !running.empty() && running != c.id) wrong_order("a result for '" + c.id + "' while '" + running + "' runs");
+        if (c.id == running) running.clear();
+        results.emplace(c.id, std::move(c));
+    }
+    void read_done() {
+        if (!running.empty()) wrong_order("'done' while '" + running + "' runs");
+        for (const CheckDecl& d : plan)
+            if (!results.count(d.id)) wrong_order("'done' before a result for '" + d.id + "'");
+        done = true;
+    }
+
+    // One message; what it says of the part as a whole (warnings, the device) goes to @p r.
+    void read(const nlohmann::json& m, PartResult& r) {
         const std::string type = m.value("type", "");
-        const auto wrong_order = [&](const std::string& what) {
-            if (tampered.empty()) tampered = what;
-        };
         try {
             if (done) {
                 wrong_order("a '" + type + "' message after 'done'");
@@ -155,42 +186,19 @@ PartResult interpret(const ChildOutcome& o, const std::string& part, double fall
                 if (!plan.empty()) wrong_order("a second 'plan'");
                 plan = m.at("checks").get<std::vector<CheckDecl>>();
             } else if (type == "start") {
-                const std::string id = m.at("id").get<std::string>();
-                if (!planned(id)) wrong_order("a start of '" + id + "', which is not in the plan");
-                else if (results.count(id)) wrong_order("a second start of '" + id + "'");
-                else if (!running.empty()) wrong_order("a start of '" + id + "' while '" + running + "' runs");
-                running = id;
+                read_start(m);
             } else if (type == "result") {
-                CheckResult c = m.at("result").get<CheckResult>();
-                const CheckDecl* d = planned(c.id);
-                const bool ran = c.status != Status::skipped && c.status != Status::not_run;
-                if (d == nullptr) wrong_order("a result for '" + c.id + "', which is not in the plan");
-                else if (d->kind != c.kind) wrong_order("a result for '" + c.id + "' of another kind than planned");
-                else if (results.count(c.id)) wrong_order("a second result for '" + c.id + "'");
-                else if (ran && running != c.id) wrong_order("a result for '" + c.id + "' that was never started");
-                else if (!ran && !running.empty() && running != c.id)
-                    wrong_order("a result for '" + c.id + "' while '" + running + "' runs");
-                if (c.id == running) running.clear();
-                results.emplace(c.id, std::move(c));
+                read_result(m);
             } else if (type == "warning") {
                 r.warnings.push_back(m.value("message", ""));
             } else if (type == "device") {
-                r.device_available = m.at("available").get<bool>();
-                r.no_device_reason = m.value("reason", "");
-                r.observer = m.value("observer", "");
-                r.sandbox = m.value("sandbox", "");
-                r.sandbox_ms = m.value("sandbox_ms", 0.0);
-                if (m.contains("sandbox_notes") && m["sandbox_notes"].is_array())
-                    r.sandbox_notes = m["sandbox_notes"].get<std::vector<std::string>>();
+                read_device(m, r);
             } else if (type == "progress") {
                 // shown live on a terminal while the runner works (run_child's on_progress); nothing to grade
             } else if (type == "fatal") {
                 fatal = m.value("reason", "fatal error");
             } else if (type == "done") {
-                if (!running.empty()) wrong_order("'done' while '" + running + "' runs");
-                for (const CheckDecl& d : plan)
-                    if (!results.count(d.id)) wrong_order("'done' before a result for '" + d.id + "'");
-                done = true;
+                read_done();
             } else {
                 wrong_order("an unknown message type '" + type + "'");
             }
@@ -198,39 +206,57 @@ PartResult interpret(const ChildOutcome& o, const std::string& part, double fall
             if (tampered.empty()) tampered = "a malformed '" + type + "' message: " + e.what();
         }
     }
-    if (!o.bad_lines.empty())
-        tampered = "a line the runner did not write (no valid authentication for its place in the sequence): \"" +
-                   o.bad_lines.front() + "\"";
-    const std::string during = running.empty() ? "" : " during check '" + running + "'";
-    if (o.spawn_failed) {
-        r.failure = o.output;
-    } else if (!tampered.empty()) {
-        r.tampered = true;
-        r.failure = "TAMPERED: the " + part + " runner's report channel carried " + tampered +
-                    ". Only the runner writes there; code that writes on it (or rewrites what is written) voids "
-                    "the whole part";
-    } else if (o.timed_out) {
-        r.failure = "hung: no result within " + std::to_string(static_cast<int>(timeout_s)) + " s" + during +
-                    "; killed with its process group. A kernel that never ends, or a wait that is never "
-                    "satisfied (an event never recorded, a flag never set)?";
-    } else if (o.signal != 0) {
-        r.failure = "crashed" + during + ": " + describe_signal(o.signal);
-    } else if (!fatal.empty()) {
-        r.failure = fatal;
-    } else if (!protocol_problem.empty()) {
-        r.failure = protocol_problem;
-    } else if (!hello) {
-        r.failure = "the " + part + " runner produced no output" +
-                    (o.exit_code != 0 ? " and exited with code " + std::to_string(o.exit_code) : "");
-    } else if (!done) {
-        r.failure = "the " + part + " runner stopped before finishing its report" + during +
-                    (o.exit_code != 0 ? " (exit code " + std::to_string(o.exit_code) + ")" : "");
-    } else if (o.exit_code != 0) {
-        r.failure = "the " + part + " runner exited with code " + std::to_string(o.exit_code);
+
+    static void read_device(const nlohmann::json& m, PartResult& r) {
+        r.device_available = m.at("available").get<bool>();
+        r.no_device_reason = m.value("reason", "");
+        r.observer = m.value("observer", "");
+        r.sandbox = m.value("sandbox", "");
+        r.sandbox_ms = m.value("sandbox_ms", 0.0);
+        if (m.contains("sandbox_notes") && m["sandbox_notes"].is_array())
+            r.sandbox_notes = m["sandbox_notes"].get<std::vector<std::string>>();
     }
+};
+
+// Why the part as a whole failed ("" when it did not): it did not start, its channel was tampered with, it hung,
+// crashed, gave up, spoke another protocol, or its report ended early or with a bad exit.
+std::string part_failure(const ChildOutcome& o, const Transcript& t, const std::string& part, double timeout_s) {
+    const std::string during = t.running.empty() ? "" : " during check '" + t.running + "'";
+    if (o.spawn_failed) return o.output;
+    if (!t.tampered.empty())
+        return "TAMPERED: the " + part + " runner's report channel carried " + t.tampered +
+               ". Only the runner writes there; code that writes on it (or rewrites what is written) voids the whole part";
+    if (o.timed_out)
+        return "hung: no result within " + std::to_string(static_cast<int>(timeout_s)) + " s" + during +
+               "; killed with its process group. A kernel that never ends, or a wait that is never "
+               "satisfied (an event never recorded, a flag never set)?";
+    if (o.signal != 0) return "crashed" + during + ": " + describe_signal(o.signal);
+    if (!t.fatal.empty()) return t.fatal;
+    if (!t.protocol_problem.empty()) return t.protocol_problem;
+    if (!t.hello)
+        return "the " + part + " runner produced no output" +
+               (o.exit_code != 0 ? " and exited with code " + std::to_string(o.exit_code) : "");
+    if (!t.done)
+        return "the " + part + " runner stopped before finishing its report" + during +
+               (o.exit_code != 0 ? " (exit code " + std::to_string(o.exit_code) + ")" : "");
+    if (o.exit_code != 0) return "the " + part + " runner exited with code " + std::to_string(o.exit_code);
+    return "";
+}
+
+}  // namespace
+
+PartResult interpret(const ChildOutcome& o, const std::string& part, double fallback_points, double timeout_s) {
+    PartResult r;
+    Transcript t;
+    for (const nlohmann::json& m : o.messages) t.read(m, r);
+    if (!o.bad_lines.empty())
+        t.tampered = "a line the runner did not write (no valid authentication for its place in the sequence): \"" +
+                     o.bad_lines.front() + "\"";
+    r.failure = part_failure(o, t, part, timeout_s);
+    r.tampered = !o.spawn_failed && !t.tampered.empty();
     if (!r.failure.empty()) r.output_tail = o.output_tail;
 
-    if (plan.empty()) {
+    if (t.plan.empty()) {
         if (!r.failure.empty() && fallback_points > 0) {
             CheckResult c = result_for({part, part == "code" ? "code checks" : "answers",
                                         part == "code" ? CheckKind::correctness : CheckKind::answer, fallback_points});
@@ -240,19 +266,19 @@ PartResult interpret(const ChildOutcome& o, const std::string& part, double fall
         }
         return r;
     }
-    for (const CheckDecl& d : plan) {
-        const auto it = results.find(d.id);
+    for (const CheckDecl& d : t.plan) {
+        const auto it = t.results.find(d.id);
         CheckResult c = result_for(d);
         if (r.tampered) {
             c.status = Status::tampered;
             c.message = r.failure;
-        } else if (it != results.end()) {
+        } else if (it != t.results.end()) {
             c = it->second;
             c.max_points = d.max_points;  // the plan is authoritative
             c.points = std::clamp(c.points, 0.0, d.max_points);
         } else {
             c.message = "not run: " + (r.failure.empty() ? std::string("the runner did not report it") : r.failure);
-            if (d.id == running && !r.failure.empty()) c.message = "this check was running when: " + r.failure;
+            if (d.id == t.running && !r.failure.empty()) c.message = "this check was running when: " + r.failure;
         }
         r.checks.push_back(std::move(c));
     }
@@ -461,136 +487,158 @@ void retry_invalid(PartResult& part, const std::vector<std::string>& argv, const
 
 }  // namespace
 
+namespace {
+
+// The answers part: the lab's answer key built, then its runner on the answers file of what is graded.
+PartResult grade_answers(const LabEntry& lab, const GradeOptions& opts) {
+    const std::string file = opts.implementation == Implementation::solution     ? lab.answers_solution
+                             : opts.implementation == Implementation::submission ? lab.submission_dir + "/answers.toml"
+                                                                                 : lab.answers_student;
+    std::string tail;
+    PartResult part;
+    part.failure = build(lab.build_answers, lab.build_dir, "the answer key of lab " + lab.id, opts, tail);
+    if (!part.failure.empty()) {
+        part.output_tail = tail;
+        return part;
+    }
+    std::vector<std::string> argv = lab.runner_answers;
+    argv.insert(argv.end(), {"--report-fd", "3", "--answers", file});
+    if (!opts.only_checks.empty()) argv.insert(argv.end(), {"--only", opts.only_checks});
+    if (!opts.student.empty()) argv.insert(argv.end(), {"--student", opts.student, "--course-seed", std::to_string(opts.course_seed)});
+    if (!opts.ceilings_file.empty()) argv.insert(argv.end(), {"--ceilings", opts.ceilings_file});
+    return interpret(run_child(argv, opts.timeout_s, opts.verbose), "answers", 0, opts.timeout_s);
+}
+
+// What is graded, as the registry names its parts: its code runner, the command that builds it, its objects.
+struct Graded {
+    const std::vector<std::string>& runner;
+    const std::vector<std::string>& build;
+    const std::vector<std::string>& objects;
+    std::string label;        // "your code"
+    std::string missing_why;  // why there is no runner
+};
+
+Graded graded_code(const LabEntry& lab, Implementation impl) {
+    switch (impl) {
+        case Implementation::solution:
+            return {lab.runner_solution, lab.build_solution, lab.objects_solution, "the reference solution",
+                    "reference solutions are not built (LABS_BUILD_SOLUTIONS=OFF)"};
+        case Implementation::submission:
+            return {lab.runner_submission, lab.build_submission, lab.objects_submission, "the submission's code",
+                    "this build has no runner for submissions (reconfigure it)"};
+        default:
+            return {lab.runner_student, lab.build_student, lab.objects_student, "your code", "no runner for the student's code"};
+    }
+}
+
+// Runs the code runner. Its command line is its program alone: the seed, the checks, the ceilings and the graded
+// code's own symbols reach it on the key pipe, before the graded code is loaded.
+PartResult run_code_runner(const LabEntry& lab, const GradeOptions& opts, const std::vector<std::string>& runner,
+                           const std::vector<std::string>& own_symbols) {
+    std::vector<std::string> args = {"--report-fd", "3", "--seed", std::to_string(opts.seed)};
+    if (!opts.only_checks.empty()) args.insert(args.end(), {"--only", opts.only_checks});
+    nlohmann::json params = {{"args", args}, {"own_symbols", own_symbols}};
+    if (!opts.ceilings_file.empty()) {
+        std::ifstream f(opts.ceilings_file);
+        try {
+            const nlohmann::json j = nlohmann::json::parse(f);
+            params["ceilings"] = j.contains("ceilings") ? j["ceilings"] : j;
+        } catch (const std::exception&) {
+        }
+    }
+    if (!opts.hidden_paths.empty()) params["hidden"] = opts.hidden_paths;
+    // On a terminal, one live line says which check runs and how its timing goes.
+    const bool terminal = isatty(2) != 0 && !opts.verbose;
+    const auto show = [&](const std::string& text) {
+        std::fprintf(stderr, "\033[2K\r  lab %s: %.100s", lab.id.c_str(), text.c_str());
+        std::fflush(stderr);
+    };
+    PartResult part = interpret(run_child(runner, opts.timeout_s, opts.verbose,
+                                          terminal ? show : std::function<void(const std::string&)>{}, params.dump()),
+                                "code", lab.code_points, opts.timeout_s);
+    if (terminal) std::fprintf(stderr, "\033[2K\r");
+    retry_invalid(part, runner, params, opts);
+    return part;
+}
+
+// The code part: built, scanned by the code policy, then run; a line in @p notes says it compiled.
+PartResult grade_code(const LabEntry& lab, const GradeOptions& opts, std::vector<std::string>& notes) {
+    const Graded g = graded_code(lab, opts.implementation);
+    PartResult part;
+    if (g.runner.empty()) {
+        part.failure = g.missing_why;
+    } else {
+        std::string tail;
+        double build_seconds = 0;
+        part.failure = build(g.build, lab.build_dir, g.label, opts, tail, &build_seconds);
+        if (part.failure.empty() && opts.build) {
+            std::string files;
+            for (const std::string& f : lab.student_files)
+                files += (files.empty() ? "" : ", ") + std::filesystem::path(f).filename().string();
+            char buf[64];
+            std::snprintf(buf, sizeof buf, " (built in %.0f s)", build_seconds);
+            notes.push_back((opts.implementation == Implementation::solution ? "the reference solution"
+                             : files.empty()                                  ? "the code"
+                                                                              : files) +
+                            " compiled and linked" + buf);
+        }
+        part.output_tail = tail;
+        std::vector<std::string> own_symbols;
+        if (part.failure.empty()) part.failure = check_code_policy(lab, g.objects, own_symbols);
+        if (part.failure.empty()) part = run_code_runner(lab, opts, g.runner, own_symbols);
+    }
+    if (part.failure.empty() && opts.only_checks.empty()) {  // with --only, a part of the plan runs
+        double declared = 0;
+        for (const CheckResult& c : part.checks) declared += c.max_points;
+        if (std::fabs(declared - lab.code_points) > 1e-9)
+            part.failure = "lab definition error: checks.cu declares " + std::to_string(declared) +
+                           " points of code checks, CMakeLists.txt (CODE_POINTS) says " + std::to_string(lab.code_points);
+    }
+    if (part.checks.empty() && !part.failure.empty() && lab.code_points > 0) {
+        CheckResult c = result_for({"code", "code checks", CheckKind::correctness, lab.code_points});
+        const bool policy = part.failure.rfind("code policy:", 0) == 0;
+        c.status = policy ? Status::fail : Status::not_run;
+        c.message = (policy ? "" : "not run: ") + part.failure;
+        part.checks.push_back(c);
+    }
+    return part;
+}
+
+// A part's checks, warnings, device and failure, added to the lab's result.
+void add_part(LabResult& res, const PartResult& part, const std::string& name) {
+    res.checks.insert(res.checks.end(), part.checks.begin(), part.checks.end());
+    res.warnings.insert(res.warnings.end(), part.warnings.begin(), part.warnings.end());
+    if (part.device_available) {
+        res.device_available = part.device_available;
+        res.no_device_reason = part.no_device_reason;
+    }
+    if (!part.failure.empty()) {
+        res.failures.push_back(name + ": " + part.failure);
+        if (!part.output_tail.empty() || name == "answers") res.output_tail = part.output_tail;
+    }
+}
+
+}  // namespace
+
 LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
     LabResult res;
     res.id = lab.id;
     res.name = lab.name;
     res.title = lab.title;
     const auto start = std::chrono::steady_clock::now();
-    const bool solution = opts.implementation == Implementation::solution;
-    const bool submission = opts.implementation == Implementation::submission;
-    const std::string label = solution ? "the reference solution" : submission ? "the submission's code" : "your code";
-
-    if (opts.answers) {
-        const std::string file = solution     ? lab.answers_solution
-                                 : submission ? lab.submission_dir + "/answers.toml"
-                                              : lab.answers_student;
-        std::string tail;
-        std::string failure = build(lab.build_answers, lab.build_dir, "the answer key of lab " + lab.id, opts, tail);
-        PartResult part;
-        if (failure.empty()) {
-            std::vector<std::string> argv = lab.runner_answers;
-            argv.insert(argv.end(), {"--report-fd", "3", "--answers", file});
-            if (!opts.only_checks.empty()) argv.insert(argv.end(), {"--only", opts.only_checks});
-            if (!opts.student.empty())
-                argv.insert(argv.end(), {"--student", opts.student, "--course-seed", std::to_string(opts.course_seed)});
-            if (!opts.ceilings_file.empty()) argv.insert(argv.end(), {"--ceilings", opts.ceilings_file});
-            part = interpret(run_child(argv, opts.timeout_s, opts.verbose), "answers", 0, opts.timeout_s);
-        } else {
-            part.failure = failure;
-            part.output_tail = tail;
-        }
-        res.checks.insert(res.checks.end(), part.checks.begin(), part.checks.end());
-        res.warnings.insert(res.warnings.end(), part.warnings.begin(), part.warnings.end());
-        if (part.device_available) {
-            res.device_available = part.device_available;
-            res.no_device_reason = part.no_device_reason;
-        }
-        if (!part.failure.empty()) {
-            res.failures.push_back("answers: " + part.failure);
-            res.output_tail = part.output_tail;
-        }
-    }
+    if (opts.answers) add_part(res, grade_answers(lab, opts), "answers");
     if (opts.code) {
-        const auto& runner = solution ? lab.runner_solution : submission ? lab.runner_submission : lab.runner_student;
-        const auto& build_cmd = solution ? lab.build_solution : submission ? lab.build_submission : lab.build_student;
-        const auto& objects = solution ? lab.objects_solution : submission ? lab.objects_submission : lab.objects_student;
-        PartResult part;
-        if (runner.empty()) {
-            part.failure = solution     ? "reference solutions are not built (LABS_BUILD_SOLUTIONS=OFF)"
-                           : submission ? "this build has no runner for submissions (reconfigure it)"
-                                        : "no runner for the student's code";
-        } else {
-            std::string tail;
-            std::vector<std::string> own_symbols;
-            double build_seconds = 0;
-            part.failure = build(build_cmd, lab.build_dir, label, opts, tail, &build_seconds);
-            if (part.failure.empty() && opts.build) {
-                std::string files;
-                for (const std::string& f : lab.student_files)
-                    files += (files.empty() ? "" : ", ") + std::filesystem::path(f).filename().string();
-                char buf[64];
-                std::snprintf(buf, sizeof buf, " (built in %.0f s)", build_seconds);
-                res.notes.push_back((solution ? "the reference solution" : files.empty() ? "the code" : files) +
-                                    " compiled and linked" + buf);
-            }
-            part.output_tail = tail;
-            if (part.failure.empty())
-                part.failure = check_code_policy(lab, objects, own_symbols);
-            if (part.failure.empty()) {
-                // The runner's command line is its program alone: the seed, the checks, the ceilings and the
-                // graded code's own symbols reach it on the key pipe, before the graded code is loaded.
-                const std::vector<std::string> argv = runner;
-                std::vector<std::string> args = {"--report-fd", "3", "--seed", std::to_string(opts.seed)};
-                if (!opts.only_checks.empty()) args.insert(args.end(), {"--only", opts.only_checks});
-                nlohmann::json params = {{"args", args}, {"own_symbols", own_symbols}};
-                if (!opts.ceilings_file.empty()) {
-                    std::ifstream f(opts.ceilings_file);
-                    try {
-                        const nlohmann::json j = nlohmann::json::parse(f);
-                        params["ceilings"] = j.contains("ceilings") ? j["ceilings"] : j;
-                    } catch (const std::exception&) {
-                    }
-                }
-                if (!opts.hidden_paths.empty()) params["hidden"] = opts.hidden_paths;
-                // On a terminal, one live line says which check runs and how its timing goes.
-                const bool terminal = isatty(2) != 0 && !opts.verbose;
-                const auto show = [&](const std::string& text) {
-                    std::fprintf(stderr, "\033[2K\r  lab %s: %.100s", lab.id.c_str(), text.c_str());
-                    std::fflush(stderr);
-                };
-                part = interpret(run_child(argv, opts.timeout_s, opts.verbose,
-                                           terminal ? show : std::function<void(const std::string&)>{}, params.dump()),
-                                 "code", lab.code_points, opts.timeout_s);
-                if (terminal) std::fprintf(stderr, "\033[2K\r");
-                retry_invalid(part, argv, params, opts);
-            }
-        }
-        if (part.failure.empty() && opts.only_checks.empty()) {  // with --only, a part of the plan runs
-            double declared = 0;
-            for (const CheckResult& c : part.checks) declared += c.max_points;
-            if (std::fabs(declared - lab.code_points) > 1e-9)
-                part.failure = "lab definition error: checks.cu declares " + std::to_string(declared) +
-                               " points of code checks, CMakeLists.txt (CODE_POINTS) says " +
-                               std::to_string(lab.code_points);
-        }
-        if (part.checks.empty() && !part.failure.empty() && lab.code_points > 0) {
-            CheckResult c = result_for({"code", "code checks", CheckKind::correctness, lab.code_points});
-            const bool policy = part.failure.rfind("code policy:", 0) == 0;
-            c.status = policy ? Status::fail : Status::not_run;
-            c.message = (policy ? "" : "not run: ") + part.failure;
-            part.checks.push_back(c);
-        }
-        res.checks.insert(res.checks.end(), part.checks.begin(), part.checks.end());
-        res.warnings.insert(res.warnings.end(), part.warnings.begin(), part.warnings.end());
-        if (part.device_available) {
-            res.device_available = part.device_available;
-            res.no_device_reason = part.no_device_reason;
-        }
+        const PartResult part = grade_code(lab, opts, res.notes);
+        add_part(res, part, "code");
         res.observer = part.observer;
         res.sandbox = part.sandbox;
         res.sandbox_notes = part.sandbox_notes;
         res.sandbox_ms = part.sandbox_ms;
-        if (!part.sandbox.empty() && part.sandbox != "seccomp+landlock")
-            res.warnings.push_back("the graded code ran in a weaker sandbox than the grader's (" + part.sandbox + "): " +
-                                   [&] {
-                                       std::string n;
-                                       for (const std::string& x : part.sandbox_notes) n += (n.empty() ? "" : "; ") + x;
-                                       return n.empty() ? std::string("no reason given") : n;
-                                   }());
-        if (!part.failure.empty()) {
-            res.failures.push_back("code: " + part.failure);
-            if (!part.output_tail.empty()) res.output_tail = part.output_tail;
+        if (!part.sandbox.empty() && part.sandbox != "seccomp+landlock") {
+            std::string why;
+            for (const std::string& x : part.sandbox_notes) why += (why.empty() ? "" : "; ") + x;
+            res.warnings.push_back("the graded code ran in a weaker sandbox than the grader's (" + part.sandbox +
+                                   "): " + (why.empty() ? std::string("no reason given") : why));
         }
     }
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

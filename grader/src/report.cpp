@@ -263,115 +263,138 @@ std::string to_junit(const RunReport& r) {
     return x.str();
 }
 
-void print_report(std::ostream& out, const RunReport& r, bool colour, bool verbose) {
-    const char* bold = colour ? "\033[1m" : "";
-    const char* reset = colour ? "\033[0m" : "";
-    const char* dim = colour ? "\033[2m" : "";
-    if (!r.submission.is_null()) {
-        const nlohmann::json& s = r.submission;
-        out << "\n" << bold << "Submission " << s.value("path", "") << reset << " (" << s.value("source", "") << "): "
-            << s["used"].size() << " editable file(s) graded";
-        if (!s["missing"].empty()) out << ", " << s["missing"].size() << " missing (graded as the untouched template)";
-        out << "\n";
-        for (const auto& f : s["missing"]) out << "  missing: " << f.get<std::string>() << "\n";
-        for (const auto& f : s["ignored"])
-            out << "  ignored: " << f.get<std::string>() << " differs from the course (only editable files are used)\n";
-        if (s.value("extra_files", 0) > 0)
-            out << "  ignored: " << s.value("extra_files", 0) << " file(s) the course does not have\n";
+namespace {
+
+// The terminal's escape sequences, or nothing without colour.
+struct Style {
+    const char *bold, *reset, *dim, *green, *yellow, *red, *magenta;
+    explicit Style(bool colour)
+        : bold(colour ? "\033[1m" : ""), reset(colour ? "\033[0m" : ""), dim(colour ? "\033[2m" : ""),
+          green(colour ? "\033[32m" : ""), yellow(colour ? "\033[33m" : ""), red(colour ? "\033[31m" : ""),
+          magenta(colour ? "\033[35m" : "") {}
+};
+
+// What a submission's staging used and left out.
+void print_submission(std::ostream& out, const nlohmann::json& s, const Style& st) {
+    out << "\n" << st.bold << "Submission " << s.value("path", "") << st.reset << " (" << s.value("source", "") << "): "
+        << s["used"].size() << " editable file(s) graded";
+    if (!s["missing"].empty()) out << ", " << s["missing"].size() << " missing (graded as the untouched template)";
+    out << "\n";
+    for (const auto& f : s["missing"]) out << "  missing: " << f.get<std::string>() << "\n";
+    for (const auto& f : s["ignored"])
+        out << "  ignored: " << f.get<std::string>() << " differs from the course (only editable files are used)\n";
+    if (s.value("extra_files", 0) > 0) out << "  ignored: " << s.value("extra_files", 0) << " file(s) the course does not have\n";
+}
+
+// One row per check. The id is the handouts' vocabulary (and what --only takes); the title says it in words. The
+// target comes last, whole; a check that did not run says why in its row.
+void print_table(std::ostream& out, const LabResult& l, bool colour, const Style& st) {
+    out << "  " << pad("check", 56) << pad("status", 13) << pad("measured", 24) << pad("points", 11) << "target\n";
+    for (const CheckResult& c : l.checks) {
+        const std::string name = c.title.empty() || c.title == c.id ? c.id : c.id + "  " + c.title;
+        const std::string measured = c.status == Status::skipped || c.status == Status::not_run ? short_reason(c) : c.measured;
+        out << "  " << pad(name, 56) << (colour ? colour_of(c.status) : "") << pad(upper(to_string(c.status)), 13) << st.reset
+            << pad(measured, 24) << pad(pts(c.points) + "/" + pts(c.max_points), 11) << c.target << "\n";
     }
+}
+
+// Below the table, once each: what failed and why, with hints. Unanswered questions are counted, not listed again;
+// a check that only repeats why the whole lab failed is left to the FAILED line; checks that say the same thing
+// are listed together, once. Returns whether it printed anything.
+bool print_bullets(std::ostream& out, const LabResult& l, bool verbose, const Style& st) {
+    struct Bullet {
+        std::vector<std::string> ids;
+        std::string message, hint;
+    };
+    std::vector<Bullet> bullets;
+    for (const CheckResult& c : l.checks) {
+        if (c.status == Status::not_answered) continue;
+        const bool show = c.status != Status::pass || verbose || !c.fairness.empty();
+        if (!show || (c.message.empty() && c.hint.empty())) continue;
+        if (c.status == Status::skipped && !verbose) continue;
+        const bool repeats_failure = std::any_of(l.failures.begin(), l.failures.end(), [&](const std::string& f) {
+            const auto colon = f.find(": ");
+            const std::string reason = colon == std::string::npos ? f : f.substr(colon + 2);
+            return !reason.empty() && c.message.find(reason.substr(0, std::min<std::size_t>(reason.size(), 60))) != std::string::npos;
+        });
+        if (repeats_failure && !verbose) continue;
+        const auto same = std::find_if(bullets.begin(), bullets.end(),
+                                       [&](const Bullet& b) { return b.message == c.message && b.hint == c.hint; });
+        if (same != bullets.end()) same->ids.push_back(c.id);
+        else bullets.push_back({{c.id}, c.message, c.hint});
+    }
+    for (const Bullet& b : bullets) {
+        if (&b == &bullets.front()) out << "\n";
+        std::string who = b.ids.front();
+        if (b.ids.size() > 1) {
+            who = std::to_string(b.ids.size()) + " checks (" + b.ids.front();
+            for (std::size_t i = 1; i < b.ids.size() && i < 3; ++i) who += ", " + b.ids[i];
+            who += b.ids.size() > 3 ? ", ...)" : ")";
+        }
+        out << "  " << st.dim << "•" << st.reset << " " << who << ": " << b.message << "\n";
+        if (!b.hint.empty()) out << "      hint: " << b.hint << "\n";
+    }
+    return !bullets.empty();
+}
+
+// The lab's warnings and failures, and the output of a part that failed (a compiler's only with --verbose: its
+// first errors are in the FAILED line already).
+void print_failures(std::ostream& out, const LabResult& l, bool verbose, const Style& st) {
+    for (const std::string& w : l.warnings) out << "  " << st.yellow << "warning" << st.reset << ": " << w << "\n";
+    for (const std::string& f : l.failures) out << "  " << st.red << "FAILED" << st.reset << " " << f << "\n";
+    const bool build_failure = std::any_of(l.failures.begin(), l.failures.end(), [](const std::string& f) {
+        return f.find("did not compile") != std::string::npos || f.find("did not link") != std::string::npos;
+    });
+    if (build_failure && !verbose && !l.output_tail.empty()) out << "  (--verbose shows the compiler's whole output)\n";
+    if (!l.failures.empty() && !l.output_tail.empty() && (verbose || !build_failure)) {
+        out << "  last output:\n";
+        std::istringstream in(l.output_tail);
+        for (std::string line; std::getline(in, line);) out << "    | " << line << "\n";
+    }
+}
+
+// The lab's total, after what its fairness notes and INVALID measurements mean.
+void print_total(std::ostream& out, const LabResult& l, const Style& st) {
+    std::size_t skipped = 0, invalid = 0, unfair = 0;
+    for (const CheckResult& c : l.checks) {
+        if (c.status == Status::skipped) ++skipped;
+        if (c.status == Status::invalid) ++invalid;
+        if (!c.fairness.empty()) ++unfair;
+    }
+    if (unfair > 0)
+        out << "  " << st.yellow << unfair << " measurement" << (unfair > 1 ? "s" : "") << " with a fairness note" << st.reset
+            << " (a timing that did not converge, a throttled GPU clock): the points stand; `grader " << l.id
+            << " --only ID` measures a check again\n";
+    if (invalid > 0)
+        out << "  " << st.magenta << invalid << " measurement" << (invalid > 1 ? "s" : "") << " INVALID" << st.reset
+            << ": not graded (0 points), no verdict on the code — regrade with --retry-invalid N when the GPU is yours alone\n";
+    out << "  " << st.bold << "total " << pts(l.points()) << "/" << pts(l.max_points()) << st.reset;
+    if (skipped > 0)
+        out << "  (" << skipped << " GPU check" << (skipped > 1 ? "s" : "") << " skipped, " << pts(l.pending_points())
+            << " points pending)";
+    out << "\n";
+}
+
+}  // namespace
+
+void print_report(std::ostream& out, const RunReport& r, bool colour, bool verbose) {
+    const Style st(colour);
+    if (!r.submission.is_null()) print_submission(out, r.submission, st);
     for (const LabResult& l : r.labs) {
-        out << "\n" << bold << "Lab " << l.id << " — " << l.title << reset << "  (" << r.implementation << ")\n";
-        for (const std::string& n : l.notes) out << "  " << (colour ? "\033[32m" : "") << "✓" << reset << " " << n << "\n";
-        // The id is the handouts' vocabulary (and what --only takes); the title says it in words. The target
-        // comes last, whole; a check that did not run says why in its row.
-        out << "  " << pad("check", 56) << pad("status", 13) << pad("measured", 24) << pad("points", 11) << "target\n";
-        for (const CheckResult& c : l.checks) {
-            const std::string name = c.title.empty() || c.title == c.id ? c.id : c.id + "  " + c.title;
-            const std::string measured = c.status == Status::skipped || c.status == Status::not_run ? short_reason(c) : c.measured;
-            out << "  " << pad(name, 56) << (colour ? colour_of(c.status) : "") << pad(upper(to_string(c.status)), 13) << reset
-                << pad(measured, 24) << pad(pts(c.points) + "/" + pts(c.max_points), 11) << c.target << "\n";
-        }
-        // Below the table, once each: what failed and why, with hints. Unanswered questions are counted, not
-        // listed again; a check that only repeats why the whole lab failed is left to the FAILED line.
-        bool any = false;
-        std::size_t unanswered = 0;
-        struct Bullet {
-            std::vector<std::string> ids;
-            std::string message, hint;
-        };
-        std::vector<Bullet> bullets;
-        for (const CheckResult& c : l.checks) {
-            if (c.status == Status::not_answered) {
-                ++unanswered;
-                continue;
-            }
-            const bool show = c.status != Status::pass || verbose || !c.fairness.empty();
-            if (!show || (c.message.empty() && c.hint.empty())) continue;
-            if (c.status == Status::skipped && !verbose) continue;
-            const bool repeats_failure = std::any_of(l.failures.begin(), l.failures.end(), [&](const std::string& f) {
-                const auto colon = f.find(": ");
-                const std::string reason = colon == std::string::npos ? f : f.substr(colon + 2);
-                return !reason.empty() && c.message.find(reason.substr(0, std::min<std::size_t>(reason.size(), 60))) != std::string::npos;
-            });
-            if (repeats_failure && !verbose) continue;
-            // Checks that say the same thing are listed together, once.
-            const auto same = std::find_if(bullets.begin(), bullets.end(), [&](const Bullet& b) {
-                return b.message == c.message && b.hint == c.hint;
-            });
-            if (same != bullets.end()) same->ids.push_back(c.id);
-            else bullets.push_back({{c.id}, c.message, c.hint});
-        }
-        for (const Bullet& b : bullets) {
-            if (!any) out << "\n";
-            any = true;
-            std::string who = b.ids.front();
-            if (b.ids.size() > 1) {
-                who = std::to_string(b.ids.size()) + " checks (" + b.ids.front();
-                for (std::size_t i = 1; i < b.ids.size() && i < 3; ++i) who += ", " + b.ids[i];
-                who += b.ids.size() > 3 ? ", ...)" : ")";
-            }
-            out << "  " << dim << "•" << reset << " " << who << ": " << b.message << "\n";
-            if (!b.hint.empty()) out << "      hint: " << b.hint << "\n";
-        }
+        out << "\n" << st.bold << "Lab " << l.id << " — " << l.title << st.reset << "  (" << r.implementation << ")\n";
+        for (const std::string& n : l.notes) out << "  " << st.green << "✓" << st.reset << " " << n << "\n";
+        print_table(out, l, colour, st);
+        const bool any = print_bullets(out, l, verbose, st);
+        const auto unanswered = std::count_if(l.checks.begin(), l.checks.end(),
+                                              [](const CheckResult& c) { return c.status == Status::not_answered; });
         if (unanswered > 0)
             out << (any ? "" : "\n") << "  " << unanswered << " question" << (unanswered > 1 ? "s" : "")
                 << " not answered yet: fill in the lab's answers.toml (`grader " << l.id
                 << " --only answers` grades just the answers)\n";
-        for (const std::string& w : l.warnings) out << "  " << (colour ? "\033[33m" : "") << "warning" << reset << ": " << w << "\n";
-        for (const std::string& f : l.failures) out << "  " << (colour ? "\033[31m" : "") << "FAILED" << reset << " " << f << "\n";
-        // A compiler's first errors are in the FAILED line already; its whole output only with --verbose.
-        const bool build_failure = std::any_of(l.failures.begin(), l.failures.end(), [](const std::string& f) {
-            return f.find("did not compile") != std::string::npos || f.find("did not link") != std::string::npos;
-        });
-        if (build_failure && !verbose && !l.output_tail.empty())
-            out << "  (--verbose shows the compiler's whole output)\n";
-        if (!l.failures.empty() && !l.output_tail.empty() && (verbose || !build_failure)) {
-            out << "  last output:\n";
-            std::istringstream in(l.output_tail);
-            std::string line;
-            while (std::getline(in, line)) out << "    | " << line << "\n";
-        }
-        std::size_t skipped = 0, invalid = 0, unfair = 0;
-        for (const CheckResult& c : l.checks) {
-            if (c.status == Status::skipped) ++skipped;
-            if (c.status == Status::invalid) ++invalid;
-            if (!c.fairness.empty()) ++unfair;
-        }
-        if (unfair > 0)
-            out << "  " << (colour ? "\033[33m" : "") << unfair << " measurement" << (unfair > 1 ? "s" : "")
-                << " with a fairness note" << reset << " (a timing that did not converge, a throttled GPU clock): the "
-                << "points stand; `grader " << l.id << " --only ID` measures a check again\n";
-        if (invalid > 0)
-            out << "  " << (colour ? "\033[35m" : "") << invalid << " measurement" << (invalid > 1 ? "s" : "")
-                << " INVALID" << reset << ": not graded (0 points), no verdict on the code — regrade with --retry-invalid N "
-                << "when the GPU is yours alone\n";
-        out << "  " << bold << "total " << pts(l.points()) << "/" << pts(l.max_points()) << reset;
-        if (skipped > 0)
-            out << "  (" << skipped << " GPU check" << (skipped > 1 ? "s" : "") << " skipped, " << pts(l.pending_points())
-                << " points pending)";
-        out << "\n";
+        print_failures(out, l, verbose, st);
+        print_total(out, l, st);
     }
-    out << "\n" << bold << "Overall: " << pts(r.points()) << "/" << pts(r.max_points()) << " points" << reset;
+    out << "\n" << st.bold << "Overall: " << pts(r.points()) << "/" << pts(r.max_points()) << " points" << st.reset;
     if (r.pending_points() > 0) out << ", " << pts(r.pending_points()) << " pending a GPU";
     out << "  (seed " << r.seed << "; reproduce with --seed " << r.seed << ")\n";
     if (!r.gpu_available) out << "GPU checks skipped: " << r.no_gpu_reason << "\n";
