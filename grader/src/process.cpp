@@ -86,6 +86,19 @@ std::string resolve_program(const std::string& name, const std::map<std::string,
     return "";
 }
 
+// The child's environment: ours, with the spec's variables set and the key pipe's named.
+std::vector<std::string> child_environment(const SpawnSpec& spec) {
+    std::map<std::string, std::string> set = spec.env;
+    if (spec.handover) set[kChannelKeyFdVariable] = std::to_string(kChildKeyFd);
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e != nullptr; ++e) {
+        const std::string_view entry(*e);
+        if (!set.contains(std::string(entry.substr(0, entry.find('='))))) env_strings.emplace_back(entry);
+    }
+    for (const auto& [k, v] : set) env_strings.push_back(k + "=" + v);
+    return env_strings;
+}
+
 void write_all(int fd, const std::string& data) {
     for (std::size_t at = 0; at < data.size();) {
         const ssize_t k = write(fd, data.data() + at, data.size() - at);
@@ -123,15 +136,7 @@ Spawned spawn_process(const SpawnSpec& spec) {
         out.error = "cannot run " + spec.argv[0] + ": not found on PATH";
         return out;
     }
-    // The child's environment: ours, with the spec's variables set and the key pipe's named.
-    std::map<std::string, std::string> set = spec.env;
-    if (spec.handover) set[kChannelKeyFdVariable] = std::to_string(kChildKeyFd);
-    std::vector<std::string> env_strings;
-    for (char** e = environ; *e != nullptr; ++e) {
-        const std::string_view entry(*e);
-        if (!set.contains(std::string(entry.substr(0, entry.find('='))))) env_strings.emplace_back(entry);
-    }
-    for (const auto& [k, v] : set) env_strings.push_back(k + "=" + v);
+    std::vector<std::string> env_strings = child_environment(spec);
     std::vector<char*> envp, args;
     for (std::string& e : env_strings) envp.push_back(e.data());
     envp.push_back(nullptr);
