@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "common" / "scripts"))
-from svg_chart import Chart, side_by_side, text, write_figure  # noqa: E402
+from svg_chart import Chart, side_by_side, text, write_figure, redraw_request  # noqa: E402
 
 here = pathlib.Path(__file__).resolve().parent
 SLOT_COLOURS = ["#1f6feb", "#2da44e", "#d1242f"]
@@ -164,6 +164,9 @@ def timeline_figure(timeline, out):
 
 
 def main():
+    if (redraw := redraw_request()):  # every figure of the lab from its committed inputs (figures_current.sh)
+        sys.argv = [sys.argv[0], *(["--grader", redraw[1]] if redraw[1] else []), "--bench", str(here / "figures" / "lab06_bench.json"),
+                    "--timeline", str(here / "figures" / "lab06_timeline.json"), "--out", str(redraw[0])]
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--grader")
     ap.add_argument("--bench")

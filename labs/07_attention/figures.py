@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "common" / "scripts"))
-from svg_chart import Chart, side_by_side  # noqa: E402
+from svg_chart import Chart, side_by_side, redraw_request  # noqa: E402
 
 here = pathlib.Path(__file__).resolve().parent
 
@@ -85,6 +85,8 @@ def bench_figures(bench, out):
 
 
 def main():
+    if (redraw := redraw_request()):  # every figure of the lab from its committed inputs (figures_current.sh)
+        sys.argv = [sys.argv[0], "--bench", str(here / "figures" / "lab07_bench.json"), "--out", str(redraw[0])]
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--grader")
     ap.add_argument("--readme", default=str(here / "README.md"))
