@@ -41,7 +41,7 @@ int exercises_main(int argc, char** argv) {
     int problems = 0;
     for (const LabEntry& lab : labs) {
         std::vector<std::string> argv_runner = lab.runner_answers;
-        argv_runner.insert(argv_runner.end(), {"--report-fd", "3", "--answers", lab.answers_student});
+        argv_runner.insert(argv_runner.end(), {"--report-fd", "3", "--answers", lab.student.answers});
         if (!student.empty()) argv_runner.insert(argv_runner.end(), {"--student", student, "--course-seed", std::to_string(seed)});
         const PartResult part = interpret(run_child(argv_runner, 60), "answers", 0, 60);
         std::map<std::string, std::string> cases;  // name -> "m = 96, n = 80"
@@ -49,7 +49,7 @@ int exercises_main(int argc, char** argv) {
             if (c.details.is_object() && c.details.contains("case"))
                 cases[c.details["case"].value("name", "")] = c.details["case"].value("text", "");
         if (cases.empty()) continue;
-        std::ifstream in(lab.answers_student);
+        std::ifstream in(lab.student.answers);
         std::string text, line;
         std::map<std::string, bool> written;
         while (std::getline(in, line)) {
@@ -62,13 +62,13 @@ int exercises_main(int argc, char** argv) {
             text += line + "\n";
         }
         in.close();
-        std::ofstream(lab.answers_student) << text;
+        std::ofstream(lab.student.answers) << text;
         for (const auto& [name, values] : cases) {
             if (written[name]) {
                 std::cout << "lab " << lab.id << ": case " << name << ": " << values << "\n";
             } else {
                 std::cout << "lab " << lab.id << ": case " << name << ": " << values << " — no '# case " << name
-                          << ":' line in " << lab.answers_student << " to write it into\n";
+                          << ":' line in " << lab.student.answers << " to write it into\n";
                 ++problems;
             }
         }

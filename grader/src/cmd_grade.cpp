@@ -101,7 +101,7 @@ std::vector<std::filesystem::path> watched_files(const Registry& reg, const std:
     const std::filesystem::path root = submission.empty() ? std::filesystem::path(reg.source_dir) : std::filesystem::path(submission);
     for (const LabEntry& l : labs) {
         for (const std::string& f : l.student_files) out.push_back(root / f);
-        out.push_back(submission.empty() ? std::filesystem::path(l.answers_student) : root / l.dir / "answers.toml");
+        out.push_back(submission.empty() ? std::filesystem::path(l.student.answers) : root / l.dir / "answers.toml");
     }
     return out;
 }
@@ -194,8 +194,8 @@ void list_labs(const Registry& reg) {
     for (const LabEntry& l : reg.labs) {
         std::cout << l.id << "  " << l.name << "  — " << l.title << "\n";
         for (const std::string& f : l.student_files) std::cout << "      edit: " << f << "\n";
-        if (!l.answers_student.empty()) {
-            std::string answers = l.answers_student;
+        if (!l.student.answers.empty()) {
+            std::string answers = l.student.answers;
             if (!reg.source_dir.empty() && answers.rfind(reg.source_dir + "/", 0) == 0) answers.erase(0, reg.source_dir.size() + 1);
             std::cout << "      answer: " << answers << "\n";
         }

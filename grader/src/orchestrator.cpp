@@ -65,22 +65,20 @@ Registry load_registry(const std::string& path) {
             e.name = l.at("name").get<std::string>();
             e.title = l.value("title", e.name);
             e.dir = l.value("dir", "");
-            e.answers_student = l.value("answers_student", "");
-            e.answers_solution = l.value("answers_solution", "");
             e.runner_answers = string_list(l, "runner_answers");
-            e.runner_student = string_list(l, "runner_student");
-            e.runner_solution = string_list(l, "runner_solution");
             e.build_answers = string_list(l, "build_answers");
-            e.build_student = string_list(l, "build_student");
-            e.build_solution = string_list(l, "build_solution");
             e.code_points = l.value("code_points", 0.0);
             e.student_files = string_list(l, "student_files");
-            e.runner_submission = string_list(l, "runner_submission");
-            e.build_submission = string_list(l, "build_submission");
-            e.objects_submission = split_lines(l.value("objects_submission", ""));
             e.submission_dir = l.value("submission_dir", "");
-            e.objects_student = split_lines(l.value("objects_student", ""));
-            e.objects_solution = split_lines(l.value("objects_solution", ""));
+            // The registry names each implementation's targets with its suffix (runner_student, build_solution, ...).
+            for (auto [targets, suffix] : {std::pair{&e.student, "_student"}, {&e.solution, "_solution"}, {&e.submission, "_submission"}}) {
+                targets->runner = string_list(l, (std::string("runner") + suffix).c_str());
+                targets->build = string_list(l, (std::string("build") + suffix).c_str());
+                targets->objects = split_lines(l.value(std::string("objects") + suffix, ""));
+            }
+            e.student.answers = l.value("answers_student", "");
+            e.solution.answers = l.value("answers_solution", "");
+            e.submission.answers = e.submission_dir.empty() ? "" : e.submission_dir + "/answers.toml";
             if (l.contains("policy")) {
                 e.policy_deny = string_list(l["policy"], "deny");
                 e.policy_allow = string_list(l["policy"], "allow");
@@ -119,6 +117,14 @@ std::vector<LabEntry> select_labs(const Registry& registry, const std::vector<st
     return out;
 }
 
+
+const GradedTargets& graded_targets(const LabEntry& lab, Implementation impl) {
+    switch (impl) {
+        case Implementation::solution: return lab.solution;
+        case Implementation::submission: return lab.submission;
+        default: return lab.student;
+    }
+}
 
 namespace {
 
@@ -491,9 +497,7 @@ namespace {
 
 // The answers part: the lab's answer key built, then its runner on the answers file of what is graded.
 PartResult grade_answers(const LabEntry& lab, const GradeOptions& opts) {
-    const std::string file = opts.implementation == Implementation::solution     ? lab.answers_solution
-                             : opts.implementation == Implementation::submission ? lab.submission_dir + "/answers.toml"
-                                                                                 : lab.answers_student;
+    const std::string& file = graded_targets(lab, opts.implementation).answers;
     std::string tail;
     PartResult part;
     part.failure = build(lab.build_answers, lab.build_dir, "the answer key of lab " + lab.id, opts, tail);
@@ -509,25 +513,22 @@ PartResult grade_answers(const LabEntry& lab, const GradeOptions& opts) {
     return interpret(run_child(argv, opts.timeout_s, opts.verbose), "answers", 0, opts.timeout_s);
 }
 
-// What is graded, as the registry names its parts: its code runner, the command that builds it, its objects.
+// How the code part names what it grades, and why there is no runner for it.
 struct Graded {
-    const std::vector<std::string>& runner;
-    const std::vector<std::string>& build;
-    const std::vector<std::string>& objects;
+    const GradedTargets& targets;
     std::string label;        // "your code"
     std::string missing_why;  // why there is no runner
 };
 
 Graded graded_code(const LabEntry& lab, Implementation impl) {
+    const GradedTargets& t = graded_targets(lab, impl);
     switch (impl) {
         case Implementation::solution:
-            return {lab.runner_solution, lab.build_solution, lab.objects_solution, "the reference solution",
-                    "reference solutions are not built (LABS_BUILD_SOLUTIONS=OFF)"};
+            return {t, "the reference solution", "reference solutions are not built (LABS_BUILD_SOLUTIONS=OFF)"};
         case Implementation::submission:
-            return {lab.runner_submission, lab.build_submission, lab.objects_submission, "the submission's code",
-                    "this build has no runner for submissions (reconfigure it)"};
+            return {t, "the submission's code", "this build has no runner for submissions (reconfigure it)"};
         default:
-            return {lab.runner_student, lab.build_student, lab.objects_student, "your code", "no runner for the student's code"};
+            return {t, "your code", "no runner for the student's code"};
     }
 }
 
@@ -565,12 +566,12 @@ PartResult run_code_runner(const LabEntry& lab, const GradeOptions& opts, const 
 PartResult grade_code(const LabEntry& lab, const GradeOptions& opts, std::vector<std::string>& notes) {
     const Graded g = graded_code(lab, opts.implementation);
     PartResult part;
-    if (g.runner.empty()) {
+    if (g.targets.runner.empty()) {
         part.failure = g.missing_why;
     } else {
         std::string tail;
         double build_seconds = 0;
-        part.failure = build(g.build, lab.build_dir, g.label, opts, tail, &build_seconds);
+        part.failure = build(g.targets.build, lab.build_dir, g.label, opts, tail, &build_seconds);
         if (part.failure.empty() && opts.build) {
             std::string files;
             for (const std::string& f : lab.student_files)
@@ -584,8 +585,8 @@ PartResult grade_code(const LabEntry& lab, const GradeOptions& opts, std::vector
         }
         part.output_tail = tail;
         std::vector<std::string> own_symbols;
-        if (part.failure.empty()) part.failure = check_code_policy(lab, g.objects, own_symbols);
-        if (part.failure.empty()) part = run_code_runner(lab, opts, g.runner, own_symbols);
+        if (part.failure.empty()) part.failure = check_code_policy(lab, g.targets.objects, own_symbols);
+        if (part.failure.empty()) part = run_code_runner(lab, opts, g.targets.runner, own_symbols);
     }
     if (part.failure.empty() && opts.only_checks.empty()) {  // with --only, a part of the plan runs
         double declared = 0;

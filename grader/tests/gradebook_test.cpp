@@ -22,7 +22,7 @@ nlohmann::json report_of(const std::string& behave) {
     LabEntry lab;
     lab.id = "07";
     lab.name = "fake";
-    lab.runner_student = {FAKE_RUNNER, "--behave", behave};
+    lab.student.runner = {FAKE_RUNNER, "--behave", behave};
     lab.code_points = 20;
     GradeOptions o;
     o.answers = false;

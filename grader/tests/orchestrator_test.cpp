@@ -24,7 +24,7 @@ LabEntry fake_lab(const std::string& behave, double code_points = 20) {
     e.id = "99";
     e.name = "fake_" + behave;
     e.title = "fake lab (" + behave + ")";
-    e.runner_student = {FAKE_RUNNER, "--behave", behave};
+    e.student.runner = {FAKE_RUNNER, "--behave", behave};
     e.code_points = code_points;
     return e;
 }
@@ -212,7 +212,7 @@ TEST_CASE("Checks that declare other points than the lab's CMake says are a defi
 
 TEST_CASE("Code that does not compile is reported with the compiler's first error lines", "[orchestrator]") {
     LabEntry lab = fake_lab("ok");
-    lab.build_student = {"sh", "-c",
+    lab.student.build = {"sh", "-c",
                          "echo 'building'; echo 'vector_add.cu(12): error: identifier \"x\" is undefined' >&2; "
                          "echo '1 error detected' >&2; exit 1"};
     GradeOptions o;
@@ -230,7 +230,7 @@ TEST_CASE("Code that does not compile is reported with the compiler's first erro
 
 TEST_CASE("A runner that cannot be started is reported, not thrown", "[orchestrator]") {
     LabEntry lab = fake_lab("ok");
-    lab.runner_student = {"/nonexistent/runner"};
+    lab.student.runner = {"/nonexistent/runner"};
     const LabResult r = grade(lab);
     REQUIRE(r.failures.size() == 1);
     CHECK(contains(r.failures[0], "cannot run /nonexistent/runner"));

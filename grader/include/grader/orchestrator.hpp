@@ -18,28 +18,29 @@
 
 namespace gpulab::grader {
 
+/** @brief What the build made of one implementation of a lab (the student's code, the reference solution, a staged
+ *  submission): the code runner, the command that builds it, its objects and its answers. */
+struct GradedTargets {
+    std::vector<std::string> runner;   ///< argv prefix of the code runner (empty: not built, e.g. no solutions)
+    std::vector<std::string> build;    ///< command that (re)builds the code runner
+    std::vector<std::string> objects;  ///< its compiled objects (scanned by the code policy)
+    std::string answers;               ///< its answers.toml ("" when there is none)
+};
+
 /** @brief One lab as the build registered it (see labs_add_lab in grader/cmake/LabsLab.cmake). */
 struct LabEntry {
     std::string id;      ///< two digits, e.g. "05"
     std::string name;    ///< short name, e.g. "fusion"
     std::string title;   ///< one line
     std::string dir;     ///< lab folder relative to the source tree, e.g. "labs/05_fusion"
-    std::string answers_student;   ///< path of the student's answers.toml
-    std::string answers_solution;  ///< path of the reference answers.toml ("" in a student bundle)
     std::vector<std::string> runner_answers;   ///< argv prefix of the answers runner
-    std::vector<std::string> runner_student;   ///< argv prefix of the code runner built from the student's code
-    std::vector<std::string> runner_solution;  ///< argv prefix of the code runner built from the solution
     std::vector<std::string> build_answers;    ///< command that (re)builds the answers runner ("" argv: none)
-    std::vector<std::string> build_student;    ///< command that (re)builds the student's code runner
-    std::vector<std::string> build_solution;   ///< command that (re)builds the solution's code runner
     double code_points = 0;                    ///< points of the code checks (used when none could run)
     std::vector<std::string> student_files;    ///< files the student edits
-    std::vector<std::string> runner_submission;   ///< argv prefix of the code runner built from a staged submission
-    std::vector<std::string> build_submission;    ///< command that (re)builds it
-    std::vector<std::string> objects_submission;  ///< its compiled objects
-    std::string submission_dir;                   ///< where `--submission` stages the editable files
-    std::vector<std::string> objects_student;  ///< the student's compiled objects (scanned by the code policy)
-    std::vector<std::string> objects_solution; ///< the reference's compiled objects
+    GradedTargets student;                     ///< the student's code and answers, where the student edits them
+    GradedTargets solution;                    ///< the reference solution (nothing in a student bundle)
+    GradedTargets submission;                  ///< a staged submission (`grader --submission`, a batch's slot)
+    std::string submission_dir;                ///< where `--submission` stages the editable files and answers
     std::vector<std::string> policy_deny;      ///< the lab's additions to the default code policy
     std::vector<std::string> policy_allow;     ///< the lab's exceptions to it
     /// `grader calc` models that can answer this lab's questions (labs_add_lab CALCULATORS); empty: all of them
@@ -97,6 +98,9 @@ enum class Implementation {
     solution,    ///< the reference solutions
     submission,  ///< a submission's editable files, staged by stage_submission()
 };
+
+/** @brief What the build made of @p lab for @p impl. */
+[[nodiscard]] const GradedTargets& graded_targets(const LabEntry& lab, Implementation impl);
 
 /** @brief How to grade. */
 struct GradeOptions {
