@@ -1,6 +1,6 @@
 /**
  * @file buffer.hpp
- * @brief RAII device and pinned-host buffers, poison fill and copy helpers.
+ * @brief RAII device and pinned-host buffers (one Buffer template, two allocators), poison fill and copy helpers.
  *
  * Buffers own their memory and free it in the destructor; they move but do not copy. Allocation
  * failures throw gpulab::CudaError. Destructors never throw: after a sticky CUDA error the free fails
@@ -38,26 +38,53 @@ template <typename T>
     return true;
 }
 
-/**
- * @brief An array of @p T in device memory (cudaMalloc), freed on destruction.
- * @tparam T trivially copyable element type
- */
-template <typename T>
-class DeviceBuffer {
-public:
-    DeviceBuffer() = default;
-    /** @brief Allocates @p count elements (uninitialised). */
-    explicit DeviceBuffer(std::size_t count) : count_(count) {
-        if (count_ > 0) CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes()));
+/** @brief Device memory (cudaMalloc / cudaFree): Buffer's allocator for DeviceBuffer. */
+struct DeviceMemory {
+    static constexpr bool host_accessible = false;  ///< the host cannot read or write it directly
+    /** @brief Allocates @p bytes. @param bytes how many */
+    [[nodiscard]] static void* allocate(std::size_t bytes) {
+        void* p = nullptr;
+        CUDA_CHECK(cudaMalloc(&p, bytes));
+        return p;
     }
-    ~DeviceBuffer() { reset(); }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    /** @brief Takes over @p other's memory. */
-    DeviceBuffer(DeviceBuffer&& other) noexcept
-        : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
-    /** @brief Frees this buffer's memory and takes over @p other's. */
-    DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    /** @brief Frees @p p (errors ignored: after a sticky error the context is gone anyway). @param p the memory */
+    static void free(void* p) noexcept { (void)cudaFree(p); }
+};
+
+/** @brief Page-locked host memory (cudaMallocHost / cudaFreeHost): Buffer's allocator for PinnedBuffer. Copies
+ *  from and to it run at full interconnect speed and can be asynchronous. */
+struct PinnedMemory {
+    static constexpr bool host_accessible = true;  ///< the host reads and writes it directly
+    /** @brief Allocates @p bytes. @param bytes how many */
+    [[nodiscard]] static void* allocate(std::size_t bytes) {
+        void* p = nullptr;
+        CUDA_CHECK(cudaMallocHost(&p, bytes));
+        return p;
+    }
+    /** @brief Frees @p p (errors ignored). @param p the memory */
+    static void free(void* p) noexcept { (void)cudaFreeHost(p); }
+};
+
+/**
+ * @brief An array of @p T in memory that @p Memory allocates, freed on destruction; it moves but does not copy.
+ * @tparam T trivially copyable element type
+ * @tparam Memory DeviceMemory or PinnedMemory
+ */
+template <typename T, typename Memory>
+class Buffer {
+public:
+    Buffer() = default;
+    /** @brief Allocates @p count elements (uninitialised). @param count elements */
+    explicit Buffer(std::size_t count) : count_(count) {
+        if (count_ > 0) ptr_ = static_cast<T*>(Memory::allocate(bytes()));
+    }
+    ~Buffer() { reset(); }
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    /** @brief Takes over @p other's memory. @param other the buffer emptied */
+    Buffer(Buffer&& other) noexcept : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+    /** @brief Frees this buffer's memory and takes over @p other's. @param other the buffer emptied */
+    Buffer& operator=(Buffer&& other) noexcept {
         if (this != &other) {
             reset();
             ptr_ = std::exchange(other.ptr_, nullptr);
@@ -66,9 +93,9 @@ public:
         return *this;
     }
 
-    /** @brief Device pointer to the first element. */
+    /** @brief Pointer to the first element (a device pointer for DeviceMemory). */
     [[nodiscard]] T* data() noexcept { return ptr_; }
-    /** @brief Device pointer to the first element. */
+    /** @brief Pointer to the first element (a device pointer for DeviceMemory). */
     [[nodiscard]] const T* data() const noexcept { return ptr_; }
     /** @brief Number of elements. */
     [[nodiscard]] std::size_t size() const noexcept { return count_; }
@@ -76,17 +103,40 @@ public:
     [[nodiscard]] std::size_t bytes() const noexcept { return count_ * sizeof(T); }
     /** @brief Frees the memory (no-op when empty). */
     void reset() noexcept {
-        if (ptr_ != nullptr) (void)cudaFree(ptr_);
+        if (ptr_ != nullptr) Memory::free(ptr_);
         ptr_ = nullptr;
         count_ = 0;
     }
 
-    /** @brief Fills every byte with kPoisonByte (asynchronously on @p stream). */
-    void poison(cudaStream_t stream = nullptr) {
+    /** @brief The elements as a span (host-accessible memory only). */
+    [[nodiscard]] std::span<T> span() noexcept
+        requires Memory::host_accessible
+    {
+        return {ptr_, count_};
+    }
+    /** @brief Element @p i (host-accessible memory only). @param i index */
+    T& operator[](std::size_t i) noexcept
+        requires Memory::host_accessible
+    {
+        return ptr_[i];
+    }
+    /** @brief Element @p i (host-accessible memory only). @param i index */
+    const T& operator[](std::size_t i) const noexcept
+        requires Memory::host_accessible
+    {
+        return ptr_[i];
+    }
+
+    /** @brief Fills every byte with kPoisonByte (asynchronously on @p stream; device memory). @param stream the stream */
+    void poison(cudaStream_t stream = nullptr)
+        requires(!Memory::host_accessible)
+    {
         if (count_ > 0) CUDA_CHECK(cudaMemsetAsync(ptr_, kPoisonByte, bytes(), stream));
     }
-    /** @brief Sets every byte to zero (asynchronously on @p stream). */
-    void zero(cudaStream_t stream = nullptr) {
+    /** @brief Sets every byte to zero (asynchronously on @p stream; device memory). @param stream the stream */
+    void zero(cudaStream_t stream = nullptr)
+        requires(!Memory::host_accessible)
+    {
         if (count_ > 0) CUDA_CHECK(cudaMemsetAsync(ptr_, 0, bytes(), stream));
     }
 
@@ -94,6 +144,14 @@ private:
     T* ptr_ = nullptr;
     std::size_t count_ = 0;
 };
+
+/** @brief An array of @p T in device memory (cudaMalloc), freed on destruction. @tparam T element type */
+template <typename T>
+using DeviceBuffer = Buffer<T, DeviceMemory>;
+
+/** @brief An array of @p T in page-locked host memory (cudaMallocHost), freed on destruction. @tparam T element type */
+template <typename T>
+using PinnedBuffer = Buffer<T, PinnedMemory>;
 
 /**
  * @brief Device scratch space that grows to the largest size asked of it and keeps its memory, for a
@@ -104,7 +162,7 @@ private:
 template <typename T>
 class Workspace {
 public:
-    /** @brief At least @p count elements (contents undefined); reallocates only to grow. */
+    /** @brief At least @p count elements (contents undefined); reallocates only to grow. @param count elements */
     [[nodiscard]] T* at_least(std::size_t count) {
         if (buffer_.size() < count) buffer_ = DeviceBuffer<T>(count);
         return buffer_.data();
@@ -112,61 +170,6 @@ public:
 
 private:
     DeviceBuffer<T> buffer_;
-};
-
-/**
- * @brief An array of @p T in page-locked host memory (cudaMallocHost), freed on destruction.
- * Copies from and to pinned memory run at full interconnect speed and can be asynchronous.
- * @tparam T trivially copyable element type
- */
-template <typename T>
-class PinnedBuffer {
-public:
-    PinnedBuffer() = default;
-    /** @brief Allocates @p count elements (uninitialised). */
-    explicit PinnedBuffer(std::size_t count) : count_(count) {
-        if (count_ > 0) CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ptr_), bytes()));
-    }
-    ~PinnedBuffer() { reset(); }
-    PinnedBuffer(const PinnedBuffer&) = delete;
-    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-    /** @brief Takes over @p other's memory. */
-    PinnedBuffer(PinnedBuffer&& other) noexcept
-        : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
-    /** @brief Frees this buffer's memory and takes over @p other's. */
-    PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
-        if (this != &other) {
-            reset();
-            ptr_ = std::exchange(other.ptr_, nullptr);
-            count_ = std::exchange(other.count_, 0);
-        }
-        return *this;
-    }
-
-    /** @brief Host pointer to the first element. */
-    [[nodiscard]] T* data() noexcept { return ptr_; }
-    /** @brief Host pointer to the first element. */
-    [[nodiscard]] const T* data() const noexcept { return ptr_; }
-    /** @brief Number of elements. */
-    [[nodiscard]] std::size_t size() const noexcept { return count_; }
-    /** @brief Size in bytes. */
-    [[nodiscard]] std::size_t bytes() const noexcept { return count_ * sizeof(T); }
-    /** @brief The elements as a span. */
-    [[nodiscard]] std::span<T> span() noexcept { return {ptr_, count_}; }
-    /** @brief Element @p i. */
-    T& operator[](std::size_t i) noexcept { return ptr_[i]; }
-    /** @brief Element @p i. */
-    const T& operator[](std::size_t i) const noexcept { return ptr_[i]; }
-    /** @brief Frees the memory (no-op when empty). */
-    void reset() noexcept {
-        if (ptr_ != nullptr) (void)cudaFreeHost(ptr_);
-        ptr_ = nullptr;
-        count_ = 0;
-    }
-
-private:
-    T* ptr_ = nullptr;
-    std::size_t count_ = 0;
 };
 
 /** @brief Fills a host array with the poison pattern. */
