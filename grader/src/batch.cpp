@@ -33,6 +33,7 @@
 #include "grader/report.hpp"
 #include "batch_detail.hpp"
 #include "grader/submission.hpp"
+#include "labs/text.hpp"
 
 
 namespace gpulab::grader {
@@ -179,22 +180,11 @@ private:
     clock::time_point start_;
 };
 
-std::vector<std::string> split_commas(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream in(s);
-    for (std::string item; std::getline(in, item, ',');) {
-        item.erase(0, item.find_first_not_of(" \t"));
-        item.erase(item.find_last_not_of(" \t") + 1);
-        if (!item.empty()) out.push_back(item);
-    }
-    return out;
-}
-
 // The GPUs this process may use, as CUDA_VISIBLE_DEVICES values: the ones it already names (a scheduler's
 // allocation), else every GPU nvidia-smi lists; none without a driver.
 std::vector<std::string> visible_gpus() {
     if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"); v != nullptr) {
-        std::vector<std::string> gpus = split_commas(v);
+        std::vector<std::string> gpus = split(v);
         if (!gpus.empty() && gpus.front() == "-1") gpus.clear();
         return gpus;
     }
@@ -202,7 +192,7 @@ std::vector<std::string> visible_gpus() {
     if (o.spawn_failed || o.timed_out || o.exit_code != 0) return {};
     std::vector<std::string> gpus;
     for (const std::string& line : split_lines(o.output))
-        if (line.find_first_not_of("0123456789 ") == std::string::npos) gpus.push_back(split_commas(line).front());
+        if (line.find_first_not_of("0123456789 ") == std::string::npos) gpus.push_back(split(line).front());
     return gpus;
 }
 
@@ -433,7 +423,7 @@ struct Workers {
 
 Workers plan_workers(const BatchOptions& o, std::size_t slots) {
     Workers w;
-    w.gpus = o.gpus == "all" ? visible_gpus() : split_commas(o.gpus);
+    w.gpus = o.gpus == "all" ? visible_gpus() : split(o.gpus);
     if (o.gpus != "all" && w.gpus.empty())
         throw UsageError("--gpus takes 'all' or CUDA_VISIBLE_DEVICES values, comma-separated (0,2,3)");
     w.count = o.workers > 0 ? o.workers : w.gpus.empty() ? 2 : static_cast<int>(w.gpus.size());
@@ -608,12 +598,6 @@ void write_gradebook(const BatchOptions& o, const Course& course, const Output& 
               << "; reports in " << (out.dir / "students").string() << "/<student>/\n";
 }
 
-std::string joined(const std::vector<std::string>& items) {
-    std::string s;
-    for (const std::string& i : items) s += (s.empty() ? "" : ",") + i;
-    return s;
-}
-
 }  // namespace
 
 int run_batch(const BatchOptions& o) {
@@ -629,7 +613,7 @@ int run_batch(const BatchOptions& o) {
         return kExitUsage;
     }
     std::cerr << "grader batch: " << o.entries.size() << " submission(s), " << course.labs.size() << " lab(s), " << w.count
-              << " worker(s) " << (w.gpus.empty() ? std::string("without a GPU (GPU checks are SKIPPED)") : "on GPU(s) " + joined(w.gpus))
+              << " worker(s) " << (w.gpus.empty() ? std::string("without a GPU (GPU checks are SKIPPED)") : "on GPU(s) " + join(w.gpus))
               << "; seed " << out.seed << " for the whole class (--seed " << out.seed << " reproduces it)"
               << (o.resume ? "; resuming" : "") << "\n";
     Progress progress(o.entries.size(), w.gpus, w.count);

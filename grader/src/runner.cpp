@@ -20,6 +20,8 @@
 #include <CLI/CLI.hpp>
 #include <toml++/toml.h>
 
+#include "labs/text.hpp"
+
 namespace gpulab::grader {
 namespace {
 
@@ -60,18 +62,6 @@ std::string options_list(const std::vector<std::string>& options) {
     std::string s;
     for (std::size_t i = 0; i < options.size(); ++i) s += (i ? ", " : "") + options[i];
     return s;
-}
-
-// The non-empty items of a comma-separated list.
-std::vector<std::string> split_commas(const std::string& list) {
-    std::vector<std::string> items;
-    for (std::size_t at = 0; !list.empty() && at != std::string::npos;) {
-        const std::size_t comma = list.find(',', at);
-        std::string item = list.substr(at, comma == std::string::npos ? comma : comma - at);
-        if (!item.empty()) items.push_back(std::move(item));
-        at = comma == std::string::npos ? comma : comma + 1;
-    }
-    return items;
 }
 
 // Whether a number answers a numeric question: within its relative tolerance of the key (exact ones get
@@ -388,7 +378,7 @@ CheckResult grade_answer(const CheckDecl& decl, const AnswerDecl& answer, const 
 int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emitter& out) {
     // --only: the checks named (ids or globs such as 'correct.*'), and the correctness checks their
     // performance checks require.
-    const std::vector<std::string> patterns = split_commas(opts.only);
+    const std::vector<std::string> patterns = split(opts.only);
     std::set<std::string> only;
     for (const CheckDecl& d : lab.checks())
         for (const std::string& p : patterns)
@@ -665,7 +655,7 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
         Context ctx;
         ctx.student = opts.student;
         ctx.course_seed = opts.course_seed;
-        for (const std::string& text : split_commas(which_keys)) {
+        for (const std::string& text : split(which_keys)) {
             char* end = nullptr;
             const double v = std::strtod(text.c_str(), &end);
             if (end == nullptr || *end != '\0') continue;

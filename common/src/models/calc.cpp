@@ -13,6 +13,7 @@
 
 #include "calc_context.hpp"
 #include "labs/math.hpp"
+#include "labs/text.hpp"
 
 namespace gpulab::models {
 namespace calc_detail {
@@ -22,19 +23,6 @@ std::string json_name(const std::string& param) {
     std::string out = param;
     std::replace(out.begin(), out.end(), '-', '_');
     return out;
-}
-
-std::string trim(const std::string& s) {
-    const auto b = s.find_first_not_of(" \t");
-    if (b == std::string::npos) return {};
-    return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-
-std::vector<std::string> split_commas(const std::string& s) {
-    std::vector<std::string> parts;
-    std::stringstream in(s);
-    for (std::string item; std::getline(in, item, ',');) parts.push_back(trim(item));
-    return parts;
 }
 
 }  // namespace
@@ -112,7 +100,7 @@ std::vector<std::int64_t> Context::counts(const std::string& name) {
     const CalcParam& p = param(name);
     const std::string where = model_.name + ": --" + name;
     std::vector<std::int64_t> out;
-    for (const std::string& item : split_commas(raw(name))) {
+    for (const std::string& item : split(raw(name))) {
         // "8*256" is eight copies of 256.
         const auto star = item.find('*');
         const std::string count_text = star == std::string::npos ? "1" : item.substr(0, star);
@@ -136,7 +124,7 @@ std::vector<std::int64_t> Context::counts(const std::string& name) {
 std::vector<double> Context::numbers(const std::string& name) {
     const CalcParam& p = param(name);
     std::vector<double> out;
-    for (const std::string& item : split_commas(raw(name))) {
+    for (const std::string& item : split(raw(name))) {
         char* end = nullptr;
         const double v = std::strtod(item.c_str(), &end);
         if (item.empty() || *end != '\0' || !std::isfinite(v)) {
