@@ -12,7 +12,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "grader/batch.hpp"
+namespace gpulab::grader {
+struct BatchOptions;  // grader/batch.hpp: the parts include it
+struct BatchResult;
+struct Flag;
+struct LabEntry;
+}  // namespace gpulab::grader
 
 namespace gpulab::grader::batch_detail {
 

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "batch_detail.hpp"
+#include "grader/batch.hpp"
 #include "grader/process.hpp"
 
 namespace gpulab::grader::batch_detail {

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "batch_detail.hpp"
+#include "grader/batch.hpp"
 #include "grader/process.hpp"
 #include "grader/report.hpp"
 

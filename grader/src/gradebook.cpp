@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "batch_detail.hpp"
+#include "grader/batch.hpp"
 #include "grader/report.hpp"
 
 namespace gpulab::grader {

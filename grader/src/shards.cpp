@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "batch_detail.hpp"
+#include "grader/batch.hpp"
 
 namespace gpulab::grader {
 
