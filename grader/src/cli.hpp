@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "grader/orchestrator.hpp"
 
@@ -30,6 +33,12 @@ struct ClassConfig {
 };
 
 ClassConfig read_class_config(const std::string& source_dir);
+
+// The course's class.toml, or nothing after saying why ("grader exercises: class.toml:3: ...") — a usage error.
+std::optional<ClassConfig> class_config(const Registry& reg, const std::string& who);
+
+// Parses a subcommand's command line: nothing when it parsed, else the exit code (0 after --help, kExitUsage).
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv);
 
 // The registry and the labs the selectors pick; false (after saying why) on an unknown lab. A missing
 // registry throws: a grader error, not a usage error.

@@ -35,4 +35,21 @@ bool load_labs(const std::string& registry_path, const std::vector<std::string>&
     }
 }
 
+
+std::optional<ClassConfig> class_config(const Registry& reg, const std::string& who) {
+    ClassConfig config = read_class_config(reg.source_dir);
+    if (config.error.empty()) return config;
+    std::cerr << who << ": " << config.error << "\n";
+    return std::nullopt;
+}
+
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
+    try {
+        app.parse(argc, argv);
+        return std::nullopt;
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? kExitPassed : kExitUsage;
+    }
+}
+
 }  // namespace gpulab::grader::cli

@@ -85,11 +85,7 @@ int batch_main(int argc, char** argv) {
     BatchCli c;
     BatchOptions o;
     add_options(app, c, o);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? kExitPassed : kExitUsage;
-    }
+    if (const auto rc = parse_command_line(app, argc, argv)) return *rc;
     Shard shard;
     try {
         shard = find_class(c, o);
@@ -100,11 +96,8 @@ int batch_main(int argc, char** argv) {
     Registry reg;
     std::vector<LabEntry> labs;
     if (!load_labs(c.registry_path, {}, reg, labs)) return kExitUsage;
-    const ClassConfig config = read_class_config(reg.source_dir);
-    if (!config.error.empty()) {
-        std::cerr << "grader batch: " << config.error << "\n";
-        return kExitUsage;
-    }
+    const auto config = class_config(reg, "grader batch");
+    if (!config) return kExitUsage;
     std::stringstream selectors(c.labs_list);
     for (std::string s; std::getline(selectors, s, ',');)
         if (!s.empty()) o.labs.push_back(s);
@@ -113,7 +106,7 @@ int batch_main(int argc, char** argv) {
     o.out_dir = shard_out_dir(out, shard);
     o.grader_exe = std::filesystem::read_symlink("/proc/self/exe").string();
     o.seed = c.seed;
-    o.course_seed = c.course_seed.value_or(config.course_seed);
+    o.course_seed = c.course_seed.value_or(config->course_seed);
     return run_batch(o);
 }
 
@@ -128,11 +121,7 @@ int gradebook_main(int argc, char** argv) {
     std::vector<std::string> dirs;
     merge->add_option("--out", out, "Where the merged gradebook goes")->required();
     merge->add_option("shards", dirs, "The shards' folders (OUT/shard-I-of-N, as grader batch --shard wrote them)")->required();
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? kExitPassed : kExitUsage;
-    }
+    if (const auto rc = parse_command_line(app, argc, argv)) return *rc;
     return merge_gradebooks(out, dirs);
 }
 

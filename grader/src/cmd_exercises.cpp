@@ -23,21 +23,14 @@ int exercises_main(int argc, char** argv) {
     app.add_option("--student", student, "Your student id (default: [student] id in class.toml)");
     app.add_option("--course-seed", course_seed, "The course's seed (default: [course] seed in class.toml)");
     app.add_option("--registry", registry_path, "Lab registry written by the build")->capture_default_str();
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? kExitPassed : kExitUsage;
-    }
+    if (const auto rc = parse_command_line(app, argc, argv)) return *rc;
     Registry reg;
     std::vector<LabEntry> labs;
     if (!load_labs(registry_path, selectors, reg, labs)) return kExitUsage;
-    const ClassConfig config = read_class_config(reg.source_dir);
-    if (!config.error.empty()) {
-        std::cerr << "grader exercises: " << config.error << "\n";
-        return kExitUsage;
-    }
-    if (student.empty()) student = config.student;
-    const std::uint64_t seed = course_seed.value_or(config.course_seed);
+    const auto config = class_config(reg, "grader exercises");
+    if (!config) return kExitUsage;
+    if (student.empty()) student = config->student;
+    const std::uint64_t seed = course_seed.value_or(config->course_seed);
     int problems = 0;
     for (const LabEntry& lab : labs) {
         std::vector<std::string> argv_runner = lab.runner_answers;

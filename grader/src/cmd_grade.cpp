@@ -291,11 +291,7 @@ int grade_main(int argc, char** argv) {
                  "Instructors, a whole class: grader batch --help"};
     GradeCli cli;
     add_options(app, cli);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? kExitPassed : kExitUsage;
-    }
+    if (const auto rc = parse_command_line(app, argc, argv)) return *rc;
     Registry reg;
     std::vector<LabEntry> labs;
     if (!load_labs(cli.registry_path, cli.selectors, reg, labs)) return kExitUsage;
@@ -312,12 +308,9 @@ int grade_main(int argc, char** argv) {
             return kExitUsage;
         }
     }
-    const ClassConfig config = read_class_config(reg.source_dir);
-    if (!config.error.empty()) {
-        std::cerr << "grader: " << config.error << "\n";
-        return kExitUsage;
-    }
-    GradeOptions opts = grade_options(cli, config);
+    const auto config = class_config(reg, "grader");
+    if (!config) return kExitUsage;
+    GradeOptions opts = grade_options(cli, *config);
     // The ceilings are measured once, before the first round; each round grades the labs anew.
     Ceilings c;
     if (!cli.no_ceilings) c = measure(reg, cli.verbose);
