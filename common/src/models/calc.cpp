@@ -279,15 +279,12 @@ const CalcModel& calc_model(std::string_view name) {
     throw CalcError("unknown model '" + std::string(name) + "' (models: " + known + ")");
 }
 
-Derivation calculate(std::string_view model_name, const std::map<std::string, std::string>& params,
-                     const std::optional<std::string>& device) {
-    const CalcModel& model = calc_model(model_name);
-    const calc_detail::Entry& entry = *std::find_if(registry().begin(), registry().end(),
-                                                    [&](const calc_detail::Entry& e) { return e.model.name == model.name; });
+namespace {
 
-    // Names without dashes; "device" may come inside the map too.
+// The parameters given, by their names without dashes; the device named, in the map or beside it.
+std::map<std::string, std::string> given_parameters(const CalcModel& model, const std::map<std::string, std::string>& params,
+                                                    std::optional<std::string>& device_name) {
     std::map<std::string, std::string> given;
-    std::optional<std::string> device_name = device;
     for (const auto& [raw_name, value] : params) {
         const std::string name = strip_dashes(raw_name);
         if (name == "device") {
@@ -295,8 +292,7 @@ Derivation calculate(std::string_view model_name, const std::map<std::string, st
             device_name = value;
             continue;
         }
-        const bool known = std::any_of(model.params.begin(), model.params.end(),
-                                       [&](const CalcParam& p) { return p.name == name; });
+        const bool known = std::any_of(model.params.begin(), model.params.end(), [&](const CalcParam& p) { return p.name == name; });
         if (!known) {
             std::string list;
             for (const CalcParam& p : model.params) list += (list.empty() ? "--" : ", --") + p.name;
@@ -306,19 +302,26 @@ Derivation calculate(std::string_view model_name, const std::map<std::string, st
         if (value.empty()) throw CalcError(model.name + ": missing value for --" + name);
         given[name] = value;
     }
+    return given;
+}
 
-    std::optional<DeviceSpec> spec;
+// The device a model works on: the one named, else its default; none for a model without one.
+std::optional<DeviceSpec> model_device(const CalcModel& model, const std::optional<std::string>& device_name) {
     if (model.default_device.empty()) {
         if (device_name) throw CalcError(model.name + ": takes no --device");
-    } else {
-        try {
-            spec = load_device(device_name.value_or(model.default_device));
-        } catch (const DatasetError& e) {
-            throw CalcError(model.name + ": " + e.what());
-        }
+        return std::nullopt;
     }
+    try {
+        return load_device(device_name.value_or(model.default_device));
+    } catch (const DatasetError& e) {
+        throw CalcError(model.name + ": " + e.what());
+    }
+}
 
-    // Fill in defaults, remembering where each came from.
+// Every parameter not given, from its default: a value, a device's figure or the model shape's; where each came
+// from goes to the origins.
+std::map<std::string, std::string> fill_defaults(const CalcModel& model, std::map<std::string, std::string>& given,
+                                                 const std::optional<DeviceSpec>& spec) {
     std::map<std::string, std::string> origins;
     std::optional<ModelShape> shape;
     for (const CalcParam& p : model.params) {
@@ -351,18 +354,34 @@ Derivation calculate(std::string_view model_name, const std::map<std::string, st
         if (!v) throw CalcError(model.name + ": no default for --" + p.name + " (" + p.default_from + " is missing); give it");
         given[p.name] = format_number(*v);
     }
+    return origins;
+}
 
-    // A short name such as "A100" stands for one part of a family: say which one, not silently.
-    std::string note;
-    if (device_name && spec) {
-        const auto lower = [](std::string s) {
-            for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-            return s;
-        };
-        if (lower(*device_name) != lower(spec->name))
-            note = "--device " + *device_name + " is the " + spec->name +
-                   " here (datasets/devices/" + spec->key + ".toml); another part needs a file of its own";
-    }
+// A short name such as "A100" stands for one part of a family: say which one, not silently ("" when the name is
+// the part's own).
+std::string device_note(const std::optional<std::string>& device_name, const std::optional<DeviceSpec>& spec) {
+    if (!device_name || !spec) return "";
+    const auto lower = [](std::string s) {
+        for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return s;
+    };
+    if (lower(*device_name) == lower(spec->name)) return "";
+    return "--device " + *device_name + " is the " + spec->name + " here (datasets/devices/" + spec->key +
+           ".toml); another part needs a file of its own";
+}
+
+}  // namespace
+
+Derivation calculate(std::string_view model_name, const std::map<std::string, std::string>& params,
+                     const std::optional<std::string>& device) {
+    const CalcModel& model = calc_model(model_name);
+    const calc_detail::Entry& entry = *std::find_if(registry().begin(), registry().end(),
+                                                    [&](const calc_detail::Entry& e) { return e.model.name == model.name; });
+    std::optional<std::string> device_name = device;
+    std::map<std::string, std::string> given = given_parameters(model, params, device_name);
+    std::optional<DeviceSpec> spec = model_device(model, device_name);
+    std::map<std::string, std::string> origins = fill_defaults(model, given, spec);
+    const std::string note = device_note(device_name, spec);
     Context ctx(model, std::move(given), std::move(origins), std::move(spec));
     try {
         entry.run(ctx);
