@@ -1,9 +1,12 @@
 """Shared by the labs' results_table.py scripts: writes a table regenerated from a benchmark's JSON
 between the <!-- results:begin --> and <!-- results:end --> markers of a handout, so that no result
-in a handout is typed by hand."""
+in a handout is typed by hand. header() gives a table's first lines and measured_by() the line under it;
+write_results() also serves tables between other markers (lab 07's figures.py: its capacity table)."""
 import json
 import re
 import sys
+
+from bench_json import measured_runs
 
 
 def measured_by(bench, context, extra="", l2_flushed=True):
@@ -14,13 +17,19 @@ def measured_by(bench, context, extra="", l2_flushed=True):
             f"{'; host ' + host if host else ''}).")
 
 
-def write_results(readme_path, lines):
-    """Replaces what stands between the markers of readme_path with lines, and prints them."""
+def header(*columns):
+    """A Markdown table's first two lines: the columns' headings, and the rule under them."""
+    return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+
+
+def write_results(readme_path, lines, markers="results", script="results_table"):
+    """Replaces what stands between the markers of readme_path (<!-- results:begin --> and <!-- results:end -->,
+    or those named markers) with lines, and prints them; script names the caller when they are missing."""
     text = open(readme_path).read()
-    new, n = re.subn(r"(<!-- results:begin -->\n).*?(<!-- results:end -->)",
+    new, n = re.subn(rf"(<!-- {markers}:begin -->\n).*?(<!-- {markers}:end -->)",
                      lambda m: m.group(1) + "\n".join(lines) + "\n" + m.group(2), text, flags=re.S)
     if n != 1:
-        sys.exit("results_table: the results markers are not in " + readme_path)
+        sys.exit(f"{script}: the {markers} markers are not in " + readme_path)
     open(readme_path, "w").write(new)
     print("\n".join(lines))
 
@@ -31,8 +40,13 @@ def main(doc, table_lines):
     if len(sys.argv) != 3:
         sys.exit(doc)
     data = json.load(open(sys.argv[1]))
-    runs = [b for b in data["benchmarks"] if b.get("run_type") != "aggregate" and not b.get("error_occurred")]
-    write_results(sys.argv[2], table_lines(runs, data.get("context", {})))
+    write_results(sys.argv[2], table_lines(measured_runs(data), data.get("context", {})))
+
+
+def require_runs(found, what):
+    """Exits with "results_table: no WHAT in BENCH.json" unless found (the runs a table needs) holds something."""
+    if not found:
+        sys.exit(f"results_table: no {what} in " + sys.argv[1])
 
 
 def microseconds(b):

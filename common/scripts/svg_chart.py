@@ -7,9 +7,15 @@ handout's figures are regenerated from the models and the measurements, never dr
     chart.points(xs2, ys2, "measured")
     open("figure.svg", "w").write(chart.svg())
 
-For figures drawn element by element (timelines, shared-memory maps): text() places a label, and
-write_figure() wraps the elements in an SVG page and writes it where the script's command line says.
+For figures drawn element by element (timelines, shared-memory maps): text() places a label, lanes() and
+time_ticks() draw a timeline's lanes and its time axis, and write_figure() wraps the elements in an SVG page and
+writes it where the script's command line says.
+
+A figures.py that draws one figure reads its command line with figure_command_line(); one that draws several
+into a folder, with figures_options() (or bench_figures_main() when they all come from one benchmark's JSON).
+Both take --redraw (redraw_request()).
 """
+import argparse
 import html
 import math
 import pathlib
@@ -95,6 +101,24 @@ class Chart:
                           f'stroke-dasharray="{dash}"/>')
         self.legend.append((name, colour, "dashed:" + dash))
 
+    def group_bars(self, series, width, base, label):
+        """Bars side by side around each x = 0, 1, … of the axes drawn (a group each), each bar width wide from
+        base (pixels down the page) up to its value, with label(value) above it. series: a list of (name, colour,
+        values), one value per group; each is an entry of the legend."""
+        for k, (name, colour, values) in enumerate(series):
+            for i, v in enumerate(values):
+                left = self.fx(i) + (k - len(series) / 2) * width
+                self.parts.append(f'<rect x="{left + 1:.1f}" y="{self.fy(v):.1f}" width="{width - 2:.1f}" '
+                                  f'height="{base - self.fy(v):.1f}" fill="{COLOURS[colour]}"/>')
+                self.parts.append(text(left + width / 2, self.fy(v) - 4, label(v), anchor="middle"))
+            self.legend.append((name, colour, "square"))
+
+    def notes(self, lines, gap=14, size=12):
+        """Lines of text in the legend's column, under its entries (so after the last series), gap below them."""
+        y = self.top + 16 + 22 * len(self.legend) + gap
+        for k, line in enumerate(lines):
+            self.parts.append(text(self.w - self.right + 16, y + 16 * k, line, size=size))
+
     # -- output -------------------------------------------------------------------------------------------
     def svg(self):
         legend = []
@@ -163,12 +187,41 @@ def text(x, y, s, size=11, anchor="start", colour="#24292f"):
             f'text-anchor="{anchor}">{html.escape(s)}</text>')
 
 
+def lanes(names, x0, x1, y, height):
+    """A timeline's lanes from y down, one of the given height per name: the name left of x0, and a rule from x0
+    to x1 under the lane."""
+    parts = []
+    for i, name in enumerate(names):
+        ly = y + i * height
+        parts.append(text(x0 - 8, ly + 15, name, 10, "end", "#57606a"))
+        parts.append(f'<line x1="{x0}" y1="{ly + height - 2}" x2="{x1}" y2="{ly + height - 2}" '
+                     f'stroke="#d0d7de" stroke-width="1"/>')
+    return parts
+
+
+def time_ticks(end, unit, x0, scale, y0, y1, label_y, stroke="#57606a"):
+    """A timeline's time axis: at every whole unit t from 0 to end, x0 + t · scale across, a line from y0 to y1
+    and "t unit" under it at label_y."""
+    parts = []
+    for t in range(0, int(end) + 1):
+        x = x0 + t * scale
+        parts.append(f'<line x1="{x:.1f}" y1="{y0}" x2="{x:.1f}" y2="{y1}" stroke="{stroke}"/>')
+        parts.append(text(x, label_y, f"{t} {unit}", 10, "middle", "#57606a"))
+    return parts
+
+
+def figure_path(default_path):
+    """Where a figures.py that draws one figure writes it: OUT.svg when its command line gives one (`figures.py
+    INPUT OUT.svg`), else default_path."""
+    return pathlib.Path(sys.argv[2]) if len(sys.argv) == 3 else pathlib.Path(default_path)
+
+
 def write_figure(parts, width, height, default_path, out=None):
     """Writes the SVG elements `parts` on a white page of width × height to `out` when given, else to
     sys.argv[2] when the script was given one (`figures.py INPUT OUT.svg`), else to default_path; says where."""
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">'
            f'<rect width="100%" height="100%" fill="#ffffff"/>' + "".join(parts) + "</svg>\n")
-    out = pathlib.Path(out) if out else pathlib.Path(sys.argv[2]) if len(sys.argv) == 3 else pathlib.Path(default_path)
+    out = pathlib.Path(out) if out else figure_path(default_path)
     out.parent.mkdir(exist_ok=True)
     out.write_text(svg)
     print(f"wrote {out}")
@@ -189,3 +242,34 @@ def redraw_request(argv=None):
     out = pathlib.Path(argv[i + 1])
     out.mkdir(parents=True, exist_ok=True)
     return out, grader
+
+
+def figure_command_line(doc, svg_name, committed_input=None):
+    """Reads the command line of a figures.py that draws one figure, `figures.py INPUT [OUT.svg]` (any other: exits
+    with the usage, doc). Under --redraw it is first made INPUT OUT_DIR/svg_name, INPUT being committed_input (the
+    run committed in the lab's figures/) or, without one, GRADER."""
+    if (redraw := redraw_request()):  # every figure of the lab from its committed inputs (figures_current.sh)
+        sys.argv = [sys.argv[0], str(committed_input) if committed_input else redraw[1], str(redraw[0] / svg_name)]
+    if len(sys.argv) not in (2, 3):
+        sys.exit(doc)
+
+
+def figures_options(doc, redraw_options):
+    """The option parser of a figures.py that draws several figures into a folder (--out DIR and the inputs',
+    for the caller to add), described by doc. Under --redraw the command line is first made
+    redraw_options(OUT_DIR, GRADER): the script's options that draw every figure of the lab from its committed
+    inputs into OUT_DIR."""
+    if (redraw := redraw_request()):  # every figure of the lab from its committed inputs (figures_current.sh)
+        sys.argv = [sys.argv[0], *redraw_options(*redraw)]
+    return argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def bench_figures_main(doc, figures_dir, bench_name, draw):
+    """The command line of a figures.py that draws all its figures from one benchmark's JSON, `figures.py --bench
+    BENCH.json [--out DIR]`: draw(BENCH.json, DIR), DIR the lab's figures_dir unless given. Under --redraw, from
+    the run committed there as bench_name."""
+    ap = figures_options(doc, lambda out, grader: ["--bench", str(figures_dir / bench_name), "--out", str(out)])
+    ap.add_argument("--bench", required=True)
+    ap.add_argument("--out", default=str(figures_dir))
+    a = ap.parse_args()
+    draw(a.bench, pathlib.Path(a.out))

@@ -8,7 +8,7 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "common" / "scripts"))
-from svg_chart import redraw_request, text, write_figure  # noqa: E402
+from svg_chart import figure_command_line, lanes, text, time_ticks, write_figure  # noqa: E402
 
 here = pathlib.Path(__file__).resolve().parent
 LEFT, RIGHT, TOP, LANE, GAP, WIDTH = 80, 30, 30, 22, 46, 860
@@ -17,34 +17,24 @@ COLOURS = ["#1f6feb", "#2da44e", "#d1242f", "#9a6700", "#8250df"]
 
 
 def main():
-    if (redraw := redraw_request()):  # every figure of the lab from its committed inputs (figures_current.sh)
-        sys.argv = [sys.argv[0], str(here / "figures" / "lab01_timeline.json"), str(redraw[0] / "lab01_timeline.svg")]
-    if len(sys.argv) not in (2, 3):
-        sys.exit(__doc__)
+    figure_command_line(__doc__, "lab01_timeline.svg", here / "figures" / "lab01_timeline.json")
     data = json.loads(pathlib.Path(sys.argv[1]).read_text())
     runs = data["runs"]
     end = max(sp["end_ms"] for r in runs for sp in r["spans"])
     scale = (WIDTH - LEFT - RIGHT) / end
     parts, y = [], TOP
     for r in runs:
-        lanes = 1 + max(sp["stream"] for sp in r["spans"])
+        streams = 1 + max(sp["stream"] for sp in r["spans"])
         last = max(sp["end_ms"] for sp in r["spans"])
         parts.append(text(LEFT, y - 8, f"{r['chunks']} chunk{'s' if r['chunks'] > 1 else ''}: {last:.2f} ms end to end"))
-        for lane in range(lanes):
-            ly = y + lane * LANE
-            parts.append(text(LEFT - 8, ly + 15, f"stream {lane}", 10, "end", "#57606a"))
-            parts.append(f'<line x1="{LEFT}" y1="{ly + LANE - 2}" x2="{WIDTH - RIGHT}" y2="{ly + LANE - 2}" '
-                         f'stroke="#d0d7de" stroke-width="1"/>')
+        parts += lanes([f"stream {s}" for s in range(streams)], LEFT, WIDTH - RIGHT, y, LANE)
         for sp in r["spans"]:
             x0, x1 = LEFT + sp["start_ms"] * scale, LEFT + sp["end_ms"] * scale
             parts.append(f'<rect x="{x0:.1f}" y="{y + sp["stream"] * LANE + 3}" width="{max(x1 - x0, 0.8):.1f}" '
                          f'height="{LANE - 8}" fill="{COLOURS[sp["stream"] % len(COLOURS)]}" stroke="#ffffff" '
                          f'stroke-width="0.5"/>')
-        y += lanes * LANE + GAP
-    for ms in range(0, int(end) + 1):
-        x = LEFT + ms * scale
-        parts.append(f'<line x1="{x:.1f}" y1="{y - GAP + 6}" x2="{x:.1f}" y2="{y - GAP + 12}" stroke="#57606a"/>')
-        parts.append(text(x, y - GAP + 24, f"{ms} ms", 10, "middle", "#57606a"))
+        y += streams * LANE + GAP
+    parts += time_ticks(end, "ms", LEFT, scale, y - GAP + 6, y - GAP + 12, y - GAP + 24)
     parts.append(text(WIDTH - RIGHT, y - GAP + 40, f"measured on {data.get('gpu', 'an unnamed GPU')}: one bar per copy "
                       "or kernel, from CUDA events", 10, "end", "#57606a"))
     height = y - GAP + 48

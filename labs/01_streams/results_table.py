@@ -2,25 +2,20 @@
 """Usage: results_table.py BENCH.json README.md — redraws lab 01's results table in its handout, between the
 results markers, from `lab01_bench_solution --benchmark_format=json > BENCH.json`. Nothing is typed."""
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common", "scripts"))
 import handout_table  # noqa: E402
+from bench_json import runs_by_name  # noqa: E402
 
 SCALES = {1: "½×", 2: "1×", 4: "2×"}
 
 
 def table_lines(benchmarks, ctx):
-    rows = {}
-    for b in benchmarks:
-        m = re.match(r"run/(\d+)/(\d+)/", b["name"])
-        if m:
-            rows[(int(m.group(1)), int(m.group(2)))] = b
-    if not rows:
-        sys.exit("results_table: no lab01 runs in " + sys.argv[1])
-    lines = ["| chunks | work | end to end µs | model µs (2 slots) | stages in series µs | measured ÷ model | overlap |",
-             "|---|---|---|---|---|---|---|"]
+    rows = runs_by_name(benchmarks, r"run/(\d+)/(\d+)/", int, int)
+    handout_table.require_runs(rows, "lab01 runs")
+    lines = handout_table.header("chunks", "work", "end to end µs", "model µs (2 slots)", "stages in series µs",
+                                 "measured ÷ model", "overlap")
     for (chunks, scale) in sorted(rows):
         b = rows[(chunks, scale)]
         us = handout_table.microseconds(b)

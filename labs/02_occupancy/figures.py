@@ -11,7 +11,8 @@ import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "common" / "scripts"))
-from svg_chart import redraw_request, text, write_figure  # noqa: E402
+from bench_json import measured_runs  # noqa: E402
+from svg_chart import figure_command_line, text, write_figure  # noqa: E402
 
 here = pathlib.Path(__file__).resolve().parent
 W, H, LEFT, RIGHT, TOP, BOTTOM = 760, 420, 70, 150, 30, 50
@@ -21,12 +22,8 @@ NAMES = {0: "baseline (1 load)", 1: "1 load", 2: "2 loads", 4: "4 loads", 8: "8 
 
 
 def main():
-    if (redraw := redraw_request()):  # every figure of the lab from its committed inputs (figures_current.sh)
-        sys.argv = [sys.argv[0], str(here / "figures" / "lab02_bench.json"), str(redraw[0] / "lab02_curve.svg")]
-    if len(sys.argv) not in (2, 3):
-        sys.exit(__doc__)
-    data = json.loads(pathlib.Path(sys.argv[1]).read_text())
-    runs = [b for b in data["benchmarks"] if b.get("run_type") != "aggregate" and not b.get("error_occurred")]
+    figure_command_line(__doc__, "lab02_curve.svg", here / "figures" / "lab02_bench.json")
+    runs = measured_runs(json.loads(pathlib.Path(sys.argv[1]).read_text()))
     curves, copy, latency, sms = {}, 0.0, None, None
     for b in runs:
         if re.match(r"streaming/\d+/\d+/", b["name"]):

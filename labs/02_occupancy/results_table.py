@@ -21,26 +21,24 @@ def table_lines(benchmarks, ctx):
             sweep[int(b["min_blocks"])] = b
         elif re.match(r"latency/\d/\d/", b["name"]):
             latency[(int(b["dram"]), int(b["yours"]))] = b["ns"]
-    if not curve:
-        sys.exit("results_table: no lab02 streaming runs in " + sys.argv[1])
+    handout_table.require_runs(curve, "lab02 streaming runs")
     loads = sorted({l for l, _ in curve}, key=lambda l: (l != 0, l))
     warps = sorted({w for _, w in curve})
     names = {0: "baseline", 1: "1 load", 2: "2 loads", 4: "4 loads", 8: "8 loads"}
-    lines = ["| warps per SM (of 64) | " + " | ".join(names.get(l, f"{l} loads") for l in loads) + " |",
-             "|---|" + "---|" * len(loads)]
+    lines = handout_table.header("warps per SM (of 64)", *(names.get(l, f"{l} loads") for l in loads))
     for w in warps:
         cells = [f"{curve[(l, w)]:.0f}" if (l, w) in curve else "" for l in loads]
         lines.append(f"| {w} | " + " | ".join(cells) + " |")
     lines += ["", f"GB/s (read + write) of each streaming copy; a D2D copy of the same bytes: {copy:.0f} GB/s.", ""]
     if latency:
-        lines += ["| pointer chase | the library's | yours |", "|---|---|---|"]
+        lines += handout_table.header("pointer chase", "the library's", "yours")
         for dram, what in ((1, "DRAM, 1 GiB chain"), (0, "L2, 4 MiB chain, warm")):
             lines.append(f"| {what} | " + " | ".join(f"{latency[(dram, y)]:.0f} ns" if (dram, y) in latency else ""
                                                    for y in (0, 1)) + " |")
         lines.append("")
     if tiled:
         # Its blocks per SM are left out: the shared memory's allowance is Exercise 5-1's, a graded answer.
-        lines += ["| tiled kernel (n = 4096) | registers | spilled bytes per thread | TFLOP/s |", "|---|---|---|---|"]
+        lines += handout_table.header("tiled kernel (n = 4096)", "registers", "spilled bytes per thread", "TFLOP/s")
         for bounded, what in ((0, "given"), (1, "yours (`tiled_bounded`)")):
             if bounded in tiled:
                 b = tiled[bounded]

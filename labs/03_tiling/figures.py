@@ -11,7 +11,7 @@ import sys
 
 here = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(here.parents[1] / "common" / "scripts"))
-from svg_chart import Chart, redraw_request  # noqa: E402
+from svg_chart import Chart, figure_command_line, figure_path  # noqa: E402
 
 
 def model(grader, side):
@@ -31,10 +31,7 @@ def measured(readme):
 
 
 def main():
-    if (redraw := redraw_request()):  # every figure of the lab from its committed inputs (figures_current.sh)
-        sys.argv = [sys.argv[0], redraw[1], str(redraw[0] / "lab03_traffic.svg")]
-    if len(sys.argv) not in (2, 3):
-        sys.exit(__doc__)
+    figure_command_line(__doc__, "lab03_traffic.svg")
     sides = [16, 24, 40, 48, 80, 96, 160, 192, 256]
     curve = [(s, t) for s in sides if (t := model(sys.argv[1], s)) is not None]
     rows = measured(here / "README.md")
@@ -44,7 +41,7 @@ def main():
     chart.line([s for s, _ in curve], [t for _, t in curve], "model V")
     chart.points([r[0] for r in rows], [r[1] for r in rows], "L2→SM (v1)", colour=2)
     chart.points([r[0] for r in rows], [r[2] for r in rows], "DRAM (v1)", colour=1)
-    out = pathlib.Path(sys.argv[2]) if len(sys.argv) == 3 else here / "figures" / "lab03_traffic.svg"
+    out = figure_path(here / "figures" / "lab03_traffic.svg")
     out.write_text(chart.svg())
     print(f"wrote {out} ({len(curve)} model points, {len(rows)} measured tiles)")
 

@@ -34,13 +34,12 @@ def table_lines(benchmarks, ctx):
             tiles[int(m.group(1))] = b
         if "M" in b:
             shape = (int(b["M"]), int(b["K"]), int(b["N"]))
-    if not runs:
-        sys.exit("results_table: no lab03 benchmarks in " + sys.argv[1])
+    handout_table.require_runs(runs, "lab03 benchmarks")
     lines = []
     if shape:
         lines.append(f"C = A·W with M = {shape[0]}, K = {shape[1]}, N = {shape[2]} (BF16 in and out, FP32 accumulation):")
         lines.append("")
-    lines += ["| variant | µs | TFLOP/s | % of cuBLAS | speed-up over naive |", "|---|---|---|---|---|"]
+    lines += handout_table.header("variant", "µs", "TFLOP/s", "% of cuBLAS", "speed-up over naive")
     cublas = runs.get("cublas")
     naive = runs.get("naive")
     for key, label in VARIANTS:
@@ -55,8 +54,7 @@ def table_lines(benchmarks, ctx):
         # The model's traffic and local storage are graded questions (answers.toml): the table shows only
         # what was measured, and the bench prints the model's figures for those who ran it.
         lines += ["", "v1 with three tiles, k = 32 (measured; the model's traffic for each is yours to work out):", "",
-                  "| tile | µs | TFLOP/s | smem B/block | regs/thread | blocks/SM |",
-                  "|---|---|---|---|---|---|"]
+                  *handout_table.header("tile", "µs", "TFLOP/s", "smem B/block", "regs/thread", "blocks/SM")]
         for t in sorted(tiles):
             b = tiles[t]
             lines.append(f"| {t}×{t} | {microseconds(b):.1f} | {b['TFLOP/s']:.1f} | {b['smem_B/block']:.0f} | "

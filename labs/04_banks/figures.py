@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "common" / "scripts"))
-from svg_chart import redraw_request, text, write_figure  # noqa: E402
+from svg_chart import figure_command_line, text, write_figure  # noqa: E402
 
 here = pathlib.Path(__file__).resolve().parent
 CELL, LEFT, TOP, WORD_ROWS, BANKS = 14, 70, 34, 8, 32
@@ -43,10 +43,7 @@ def panel(name, title, layout, tile, y0):
 
 
 def main():
-    if (redraw := redraw_request()):  # every figure of the lab from its committed inputs (figures_current.sh)
-        sys.argv = [sys.argv[0], redraw[1], str(redraw[0] / "lab04_layouts.svg")]
-    if len(sys.argv) not in (2, 3):
-        sys.exit(__doc__)
+    figure_command_line(__doc__, "lab04_layouts.svg")
     bench = pathlib.Path(sys.argv[1]).resolve().parents[1] / "labs" / "04_banks" / "lab04_bench_solution"
     if not bench.exists():
         sys.exit(f"figures: {bench} is not built (it needs Google Benchmark and LABS_BUILD_SOLUTIONS)")

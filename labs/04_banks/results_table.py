@@ -24,11 +24,10 @@ def table_lines(benchmarks, ctx):
         m = re.match(r"probe/(\w+)", b["name"])
         if m:
             probes[m.group(1)] = b
-    if not rows or not probes:
-        sys.exit("results_table: no lab04 transposes or probes in " + sys.argv[1])
-    lines = ["| side | naive 16² µs | naive 32² µs | plain 16 µs | plain 32 µs | padded µs | swizzled µs | "
-             "BF16 swizzled µs | padded % of copy | swizzled % of copy | plain 32 % of copy |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    handout_table.require_runs(rows and probes, "lab04 transposes or probes")
+    lines = handout_table.header("side", "naive 16² µs", "naive 32² µs", "plain 16 µs", "plain 32 µs", "padded µs",
+                                 "swizzled µs", "BF16 swizzled µs", "padded % of copy", "swizzled % of copy",
+                                 "plain 32 % of copy")
     for side in sorted(rows):
         r = rows[side]
         if not all(v in r for v in VARIANTS):
@@ -37,7 +36,7 @@ def table_lines(benchmarks, ctx):
         pct = " | ".join(f"{100 * r[v][1] / copy:.0f}%" for v in ("padded", "swizzled", "plain_32"))
         lines.append(f"| {side} | {times} | {pct} |")
     lines += ["", handout_table.measured_by("lab04_bench", ctx, f"copy bandwidth {copy:.0f} GB/s, read + write"), "",
-              "| layout | row write | column read | row read | column read ÷ row read |", "|---|---|---|---|---|"]
+              *handout_table.header("layout", "row write", "column read", "row read", "column read ÷ row read")]
     for key, label in PROBES:
         if key in probes:
             p = probes[key]

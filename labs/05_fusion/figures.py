@@ -11,7 +11,7 @@ import sys
 
 here = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(here.parents[1] / "common" / "scripts"))
-from svg_chart import Chart, redraw_request, side_by_side  # noqa: E402
+from svg_chart import Chart, figure_command_line, figure_path, side_by_side  # noqa: E402
 
 CUTS = [("separate", "3 kernels"), ("2,1", "2 + 1"), ("fused", "1 kernel")]
 
@@ -31,10 +31,7 @@ def times_at(readme, rows):
 
 
 def main():
-    if (redraw := redraw_request()):  # every figure of the lab from its committed inputs (figures_current.sh)
-        sys.argv = [sys.argv[0], redraw[1], str(redraw[0] / "lab05_cuts.svg")]
-    if len(sys.argv) not in (2, 3):
-        sys.exit(__doc__)
+    figure_command_line(__doc__, "lab05_cuts.svg")
     labels = [label for _, label in CUTS]
     per_element = [bytes_per_element(sys.argv[1], split) for split, _ in CUTS]
     times = times_at(here / "README.md", 8192)
@@ -42,7 +39,7 @@ def main():
     left.bars(labels, per_element, "bytes read + written", colour=0)
     right = Chart(380, 320, "time at M = 8192 on the H200", legend=False)
     right.bars(labels, times, "µs", colour=1, value_format="{:.0f}")
-    out = pathlib.Path(sys.argv[2]) if len(sys.argv) == 3 else here / "figures" / "lab05_cuts.svg"
+    out = figure_path(here / "figures" / "lab05_cuts.svg")
     out.write_text(side_by_side([left, right]))
     print(f"wrote {out}: {per_element} bytes per element, {times} µs")
 

@@ -21,12 +21,9 @@ def table_lines(benchmarks, ctx):
         gbps = b["GB/s"]  # the counter is already in GB/s
         copy = b["copy_GB/s"]
         rows.setdefault(m_rows, {})[variant] = (us, gbps)
-    if not rows:
-        sys.exit("results_table: no lab05 benchmarks in " + sys.argv[1])
-    lines = [
-        "| M | 3 kernels µs | SiLU⊙U + quant µs | fully fused µs | fused GB/s | fused % of copy | speed-up (3 → 1) |",
-        "|---|---|---|---|---|---|---|",
-    ]
+    handout_table.require_runs(rows, "lab05 benchmarks")
+    lines = handout_table.header("M", "3 kernels µs", "SiLU⊙U + quant µs", "fully fused µs", "fused GB/s",
+                                 "fused % of copy", "speed-up (3 → 1)")
     for m_rows in sorted(rows):
         r = rows[m_rows]
         sep, two, one = r.get("separate"), r.get("fused_silu_mul"), r.get("all_fused")

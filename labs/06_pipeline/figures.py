@@ -14,7 +14,6 @@
                                                    and the producer warp; from `lab06_bench --timeline FILE`
     --out OUTDIR                                   where to write (default: labs/06_pipeline/figures)
 """
-import argparse
 import json
 import pathlib
 import re
@@ -22,7 +21,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "common" / "scripts"))
-from svg_chart import Chart, side_by_side, text, write_figure, redraw_request  # noqa: E402
+from bench_json import measured_runs  # noqa: E402
+from svg_chart import Chart, figures_options, lanes, side_by_side, text, time_ticks, write_figure  # noqa: E402
 
 here = pathlib.Path(__file__).resolve().parent
 SLOT_COLOURS = ["#1f6feb", "#2da44e", "#d1242f"]
@@ -46,11 +46,7 @@ def slots_figure(grader, out):
     for slots, r in runs:
         parts.append(text(left, y - 8, f"{slots} slot{'s' if slots > 1 else ''}: {r['total_us']:.1f} µs "
                                        f"(one tile at a time: {r['serial_us']:.1f} µs)"))
-        for ln, name in enumerate(("move", "math")):
-            ly = y + ln * lane
-            parts.append(text(left - 8, ly + 15, name, 10, "end", "#57606a"))
-            parts.append(f'<line x1="{left}" y1="{ly + lane - 2}" x2="{width - right}" y2="{ly + lane - 2}" '
-                         f'stroke="#d0d7de" stroke-width="1"/>')
+        parts += lanes(("move", "math"), left, width - right, y, lane)
         for b in range(blocks):
             colour = SLOT_COLOURS[b % slots]
             spans = [(0, r[f"block_{b}_move_start_us"], r[f"block_{b}_full_us"]),
@@ -61,10 +57,7 @@ def slots_figure(grader, out):
                              f'fill="{colour}" stroke="#ffffff" stroke-width="1"/>')
                 parts.append(text((x0 + x1) / 2, y + ln * lane + 14, str(b), 9, "middle", "#ffffff"))
         y += 2 * lane + gap
-    for us in range(0, int(end) + 1):
-        x = left + us * scale
-        parts.append(f'<line x1="{x:.1f}" y1="{y - gap + 6}" x2="{x:.1f}" y2="{y - gap + 12}" stroke="#57606a"/>')
-        parts.append(text(x, y - gap + 24, f"{us} µs", 10, "middle", "#57606a"))
+    parts += time_ticks(end, "µs", left, scale, y - gap + 6, y - gap + 12, y - gap + 24)
     parts.append(text(width - right, y - gap + 40, "bar = one tile, numbered; colour = the slot it occupies; "
                                                    "labs_models' simulate_pipeline", 10, "end", "#57606a"))
     write_figure(parts, width, y - gap + 48, None, out / "lab06_slots.svg")
@@ -74,8 +67,7 @@ def slots_figure(grader, out):
 
 def stages_figure(bench, out):
     data = json.loads(pathlib.Path(bench).read_text())
-    runs = [b for b in data["benchmarks"] if b.get("run_type") != "aggregate" and not b.get("error_occurred")
-            and re.match(r"pipeline/\d+/\d+/", b["name"])]
+    runs = [b for b in measured_runs(data) if re.match(r"pipeline/\d+/\d+/", b["name"])]
     if not runs:
         sys.exit("figures.py: no pipeline runs in " + bench)
     charts = []
@@ -156,18 +148,15 @@ def timeline_figure(timeline, out):
                                  f'fill="#24292f"/>')
             y += row
         y += gap - 12
-    for us in range(0, int(window_us) + 1):
-        x = left + us * scale
-        parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{y - gap + 16}" stroke="#eaeef2"/>')
-        parts.append(text(x, y - gap + 30, f"{us} µs", 10, "middle", "#57606a"))
+    parts += time_ticks(window_us, "µs", left, scale, top, y - gap + 16, y - gap + 30, stroke="#eaeef2")
     write_figure(parts, width, y - gap + 40, None, out / "lab06_timeline.svg")
 
 
 def main():
-    if (redraw := redraw_request()):  # every figure of the lab from its committed inputs (figures_current.sh)
-        sys.argv = [sys.argv[0], *(["--grader", redraw[1]] if redraw[1] else []), "--bench", str(here / "figures" / "lab06_bench.json"),
-                    "--timeline", str(here / "figures" / "lab06_timeline.json"), "--out", str(redraw[0])]
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = figures_options(__doc__, lambda out, grader: [*(["--grader", grader] if grader else []),
+                                                       "--bench", str(here / "figures" / "lab06_bench.json"),
+                                                       "--timeline", str(here / "figures" / "lab06_timeline.json"),
+                                                       "--out", str(out)])
     ap.add_argument("--grader")
     ap.add_argument("--bench")
     ap.add_argument("--timeline")

@@ -20,11 +20,9 @@ def table_lines(benchmarks, ctx):
             ratio = round(b["t_c_us"] / b["t_m_us"], 2)
             runs[(b["ratio"], int(b["variant"]))] = (handout_table.microseconds(b) / 1e3, b.get("model_ms"))
             stages[b["ratio"]] = (ratio, b["t_m_us"], b["t_m1_us"], b["t_c_us"], b["bound_ms"], int(b["iters"]))
-    if not runs:
-        sys.exit("results_table: no lab06 runs in " + sys.argv[1])
+    handout_table.require_runs(runs, "lab06 runs")
     ratios = sorted(stages)
-    lines = ["| variant | " + " | ".join(f"t_c/t_m = {stages[r][0]:g}: ms (model ÷ measured)" for r in ratios) + " |",
-             "|---|" + "---|" * len(ratios)]
+    lines = handout_table.header("variant", *(f"t_c/t_m = {stages[r][0]:g}: ms (model ÷ measured)" for r in ratios))
     for v, name in VARIANTS:
         cells = []
         for r in ratios:

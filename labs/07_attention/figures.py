@@ -11,7 +11,6 @@
         with the models' traffic; lab07_tflops.svg: your TFLOP/s at B 1, H 32 against L, with cuBLAS BF16's
         rate; from `lab07_bench --benchmark_format=json > BENCH.json`
 """
-import argparse
 import json
 import pathlib
 import re
@@ -19,13 +18,15 @@ import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "common" / "scripts"))
-from svg_chart import Chart, side_by_side, redraw_request  # noqa: E402
+import handout_table  # noqa: E402
+from bench_json import measured_runs  # noqa: E402
+from svg_chart import Chart, figures_options, side_by_side  # noqa: E402
 
 here = pathlib.Path(__file__).resolve().parent
 
 
 def capacity_table(grader, readme):
-    rows = ["| b (K/V rows) | a (query rows) | passes over K, V | state updates |", "|---|---|---|---|"]
+    rows = handout_table.header("b (K/V rows)", "a (query rows)", "passes over K, V", "state updates")
     for b in (1, 2, 4, 8, 16, 32, 64, 128):
         out = subprocess.run([grader, "calc", "attention-capacity", "--device", "H200", "--seq-len", "8192", "--head-dim",
                               "128", "--kv-rows", str(b), "--json"], check=True, capture_output=True, text=True).stdout
@@ -34,18 +35,11 @@ def capacity_table(grader, readme):
     rows += ["", f"One H200 block's {d['budget_bytes']:,} bytes of shared memory, L = 8192, d = 128 "
                  "(`grader calc attention-capacity --device H200`). Each pass reads K and V once (4 MiB at this "
                  "shape); Q and O add 4 MiB."]
-    text = pathlib.Path(readme).read_text()
-    new, n = re.subn(r"(<!-- capacity:begin -->\n).*?(<!-- capacity:end -->)", lambda m: m.group(1) + "\n".join(rows) + "\n" + m.group(2),
-                     text, flags=re.S)
-    if n != 1:
-        sys.exit("figures.py: the capacity markers are not in " + readme)
-    pathlib.Path(readme).write_text(new)
-    print("\n".join(rows))
+    handout_table.write_results(readme, rows, markers="capacity", script="figures.py")
 
 
 def bench_figures(bench, out):
-    data = json.loads(pathlib.Path(bench).read_text())
-    runs = [b for b in data["benchmarks"] if b.get("run_type") != "aggregate" and not b.get("error_occurred")]
+    runs = measured_runs(json.loads(pathlib.Path(bench).read_text()))
     att = [b for b in runs if re.match(r"attention/\d+/\d+/", b["name"])]
     heads = [b for b in runs if re.match(r"heads/\d+/", b["name"])]
     if not att or not heads:
@@ -85,9 +79,8 @@ def bench_figures(bench, out):
 
 
 def main():
-    if (redraw := redraw_request()):  # every figure of the lab from its committed inputs (figures_current.sh)
-        sys.argv = [sys.argv[0], "--bench", str(here / "figures" / "lab07_bench.json"), "--out", str(redraw[0])]
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = figures_options(__doc__, lambda out, grader: ["--bench", str(here / "figures" / "lab07_bench.json"),
+                                                       "--out", str(out)])
     ap.add_argument("--grader")
     ap.add_argument("--readme", default=str(here / "README.md"))
     ap.add_argument("--bench")

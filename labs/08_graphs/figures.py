@@ -7,7 +7,6 @@
         eager, copied in and replayed, written in place and replayed, with the measured break-even and
         the model's (saving · B / 2); from `lab08_bench --benchmark_format=json > BENCH.json`
 """
-import argparse
 import json
 import math
 import pathlib
@@ -15,7 +14,8 @@ import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "common" / "scripts"))
-from svg_chart import COLOURS, Chart, side_by_side, text, redraw_request  # noqa: E402
+from bench_json import measured_runs  # noqa: E402
+from svg_chart import Chart, bench_figures_main, side_by_side, text  # noqa: E402
 
 here = pathlib.Path(__file__).resolve().parent
 
@@ -29,13 +29,7 @@ def grouped_bars(chart, groups, series, y_label):
     xs = list(range(len(groups)))
     chart.lin_axes(xs, [v for _, _, vs in series for v in vs], "", y_label, x_ticks=xs, x_labels=dict(enumerate(groups)))
     width = (chart.fx(1) - chart.fx(0) if len(xs) > 1 else chart.plot_w() / 2) * 0.8 / len(series)
-    for k, (name, colour, values) in enumerate(series):
-        for x, v in zip(xs, values):
-            left = chart.fx(x) + (k - len(series) / 2) * width
-            chart.parts.append(f'<rect x="{left + 1:.1f}" y="{chart.fy(v):.1f}" width="{width - 2:.1f}" '
-                               f'height="{chart.fy(0) - chart.fy(v):.1f}" fill="{COLOURS[colour]}"/>')
-            chart.parts.append(text(left + width / 2, chart.fy(v) - 4, f"{v:.1f}", anchor="middle"))
-        chart.legend.append((name, colour, "square"))
+    chart.group_bars(series, width, chart.fy(0), lambda v: f"{v:.1f}")
 
 
 def crossing(sweep):
@@ -54,8 +48,7 @@ def crossing(sweep):
 
 
 def bench_figures(bench, out):
-    data = json.loads(pathlib.Path(bench).read_text())
-    runs = [b for b in data["benchmarks"] if b.get("run_type") != "aggregate" and not b.get("error_occurred")]
+    runs = measured_runs(json.loads(pathlib.Path(bench).read_text()))
     steps = {(int(b["path"]), int(b["M"])): b for b in runs if re.match(r"steps/\d+/\d+/", b["name"])}
     sweep_runs = {(int(b["path"]), int(b["mib"])): b for b in runs if re.match(r"breakeven/\d+/\d+/", b["name"])}
     model = next((b for b in runs if b["name"].startswith("breakeven_model")), None)
@@ -97,23 +90,11 @@ def bench_figures(bench, out):
         x = math.log2(mib)
         be.dashed([x, x], [0, top], f"break-even {what}: {mib:.1f} MiB", colour, dash)
         be.parts.append(text(be.fx(x) + 4, be.fy(top) + 12 + 14 * k, what, size=11))
-    be.parts.append(text(be.w - be.right + 16, be.top + 16 + 22 * len(be.legend) + 8,
-                         f"model: saving {model['saving_us']:.1f} µs a step,", size=11))
-    be.parts.append(text(be.w - be.right + 16, be.top + 16 + 22 * len(be.legend) + 24,
-                         f"copy {model['copy_gbps']:.0f} GB/s moved (read + written)", size=11))
+    be.notes([f"model: saving {model['saving_us']:.1f} µs a step,",
+              f"copy {model['copy_gbps']:.0f} GB/s moved (read + written)"], gap=8, size=11)
     (out / "lab08_breakeven.svg").write_text(be.svg())
     print(f"wrote {out / 'lab08_steps.svg'} and {out / 'lab08_breakeven.svg'}")
 
 
-def main():
-    if (redraw := redraw_request()):  # every figure of the lab from its committed inputs (figures_current.sh)
-        sys.argv = [sys.argv[0], "--bench", str(here / "figures" / "lab08_bench.json"), "--out", str(redraw[0])]
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bench", required=True)
-    ap.add_argument("--out", default=str(here / "figures"))
-    a = ap.parse_args()
-    bench_figures(a.bench, pathlib.Path(a.out))
-
-
 if __name__ == "__main__":
-    main()
+    bench_figures_main(__doc__, here / "figures", "lab08_bench.json", bench_figures)

@@ -13,7 +13,6 @@
         disk, built), and what a second process on the same directory builds; from
         `lab09_bench --benchmark_format=json > BENCH.json`
 """
-import argparse
 import json
 import math
 import pathlib
@@ -22,7 +21,8 @@ import statistics
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "common" / "scripts"))
-from svg_chart import COLOURS, Chart, text, redraw_request  # noqa: E402
+from bench_json import measured_runs, runs_by_name  # noqa: E402
+from svg_chart import Chart, bench_figures_main, text  # noqa: E402
 
 here = pathlib.Path(__file__).resolve().parent
 
@@ -49,27 +49,14 @@ def log_bars(chart, groups, series, y_label):
     for i, g in enumerate(groups):
         chart._tick_x(chart.fx(i), g)
     chart._frame("", y_label)
-    width = slot * 0.8 / len(series)
-    base = chart.fy(10 ** lo)
-    for k, (name, colour, vals) in enumerate(series):
-        for i, v in enumerate(vals):
-            left = chart.fx(i) + (k - len(series) / 2) * width
-            chart.parts.append(f'<rect x="{left + 1:.1f}" y="{chart.fy(v):.1f}" width="{width - 2:.1f}" '
-                               f'height="{base - chart.fy(v):.1f}" fill="{COLOURS[colour]}"/>')
-            chart.parts.append(text(left + width / 2, chart.fy(v) - 4, value_label(v), anchor="middle"))
-        chart.legend.append((name, colour, "square"))
+    chart.group_bars(series, slot * 0.8 / len(series), chart.fy(10 ** lo), value_label)
 
 
 def bench_figures(bench, out):
-    data = json.loads(pathlib.Path(bench).read_text())
-    runs = [b for b in data["benchmarks"] if b.get("run_type") != "aggregate" and not b.get("error_occurred")]
+    runs = measured_runs(json.loads(pathlib.Path(bench).read_text()))
     costs = {(int(b["strategy"]), int(b["M"])): b for b in runs if re.match(r"costs/\d+/\d+/", b["name"])}
     crossover = next((b for b in runs if b["name"].startswith("crossover")), None)
-    served = {}
-    for b in runs:
-        m = re.match(r"serve/(\w+)/(-?\d+)/", b["name"])
-        if m:
-            served[m.group(1), int(m.group(2))] = b
+    served = runs_by_name(runs, r"serve/(\w+)/(-?\d+)/", str, int)
     ms = sorted({m for _, m in costs})
     traces = [t for t in TRACES if any((t, s) in served for s in SERVED)]
     if not ms or any((s, m) not in costs for s in STRATEGIES for m in ms) or crossover is None:
@@ -121,9 +108,7 @@ def bench_figures(bench, out):
     else:
         notes += [f"At M = 16 specialising never pays: T = {tg * 1e3:.0f} µs",
                   f"generic against {ts * 1e3:.0f} µs specialised."]
-    y = chart.top + 16 + 22 * len(chart.legend) + 14
-    for k, line in enumerate(notes):
-        chart.parts.append(text(chart.w - chart.right + 16, y + 16 * k, line, size=12))
+    chart.notes(notes)
     (out / "lab09_costs.svg").write_text(chart.svg())
 
     # The traces served three ways.
@@ -149,9 +134,7 @@ def bench_figures(bench, out):
              "",
              f"The policy's P: {served[traces[0], -1]['p_ms']:.0f} ms to specialise an M",
              "(the median of the cost grid's)."]
-    y = serve.top + 16 + 22 * len(serve.legend) + 14
-    for k, line in enumerate(notes):
-        serve.parts.append(text(serve.w - serve.right + 16, y + 16 * k, line, size=12))
+    serve.notes(notes)
     (out / "lab09_serve.svg").write_text(serve.svg())
     written = ["lab09_costs.svg", "lab09_serve.svg"]
 
@@ -175,13 +158,11 @@ def bench_figures(bench, out):
             cross.points([c["calls_before"], c["calls_after"]], [c[f"{which}_before_ms"], c[f"{which}_after_ms"]],
                          f"{'generic' if which == 'generic' else 'specialised'}, run", colour)
         cross.dashed([c["crossover_calls"]] * 2, [0, max(ys)], f"crossover: {c['crossover_calls']:.0f} calls", 3)
-        y = cross.top + 16 + 22 * len(cross.legend) + 14
-        for k, line in enumerate(["T: one call alone, the L2 flushed first.",
-                                  "Run back to back, the calls find W",
-                                  "in the L2 and cost less each: the runs",
-                                  "sit below the lines, on either side",
-                                  "of the crossover as it predicts."]):
-            cross.parts.append(text(cross.w - cross.right + 16, y + 16 * k, line, size=12))
+        cross.notes(["T: one call alone, the L2 flushed first.",
+                     "Run back to back, the calls find W",
+                     "in the L2 and cost less each: the runs",
+                     "sit below the lines, on either side",
+                     "of the crossover as it predicts."])
         (out / "lab09_crossover.svg").write_text(cross.svg())
         written.append("lab09_crossover.svg")
 
@@ -199,24 +180,12 @@ def bench_figures(bench, out):
                                   ("warm_built", "built, a second process", 4)):
             ch.line(xs, share(key), None, colour)
             ch.points(xs, share(key), name, colour)
-        y = ch.top + 16 + 22 * len(ch.legend) + 14
-        for k, line in enumerate([f"{int(b['distinct'])} distinct M in {int(b['calls'])} calls" for b in cache[-1:]]
-                                 + ["A second cache on the same directory", "(a second process) builds nothing."]):
-            ch.parts.append(text(ch.w - ch.right + 16, y + 16 * k, line, size=12))
+        ch.notes([f"{int(b['distinct'])} distinct M in {int(b['calls'])} calls" for b in cache[-1:]]
+                 + ["A second cache on the same directory", "(a second process) builds nothing."])
         (out / "lab09_cache.svg").write_text(ch.svg())
         written.append("lab09_cache.svg")
     print("wrote " + ", ".join(str(out / w) for w in written))
 
 
-def main():
-    if (redraw := redraw_request()):  # every figure of the lab from its committed inputs (figures_current.sh)
-        sys.argv = [sys.argv[0], "--bench", str(here / "figures" / "lab09_bench.json"), "--out", str(redraw[0])]
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bench", required=True)
-    ap.add_argument("--out", default=str(here / "figures"))
-    a = ap.parse_args()
-    bench_figures(a.bench, pathlib.Path(a.out))
-
-
 if __name__ == "__main__":
-    main()
+    bench_figures_main(__doc__, here / "figures", "lab09_bench.json", bench_figures)
