@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "grader/lab.hpp"
+#include "labs/math.hpp"
 #include "labs/models/pipeline.hpp"
 #include "labs/models/request.hpp"
 #include "labs/models/shapes.hpp"
@@ -14,8 +15,6 @@ using namespace gpulab::grader;
 namespace models = gpulab::models;
 
 namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
 
 // Example 5-2: the host submits for 3 µs, then H2D, the kernel and D2H run one after another.
 double result_at_us(double kernel_us) {
@@ -34,9 +33,9 @@ constexpr std::int64_t kPaperChunks = 8;
 
 void register_answers(Lab& lab) {
     lab.number("example_5_1.t_h2d_ms", "Example 5-1: 64 MiB over a 64 GB/s link, in ms", 0.5, 0.005,
-               [] { return models::transfer_time_us(64 * kMiB, 64) / 1e3; });
+               [] { return models::transfer_time_us(64 * gpulab::kMiB, 64) / 1e3; });
     lab.number("example_5_1.t_half_ms", "Example 5-1: each 32 MiB half, in ms", 0.5, 0.005,
-               [] { return models::transfer_time_us(32 * kMiB, 64) / 1e3; });
+               [] { return models::transfer_time_us(32 * gpulab::kMiB, 64) / 1e3; });
     lab.number("example_5_2.result_at_us", "Example 5-2: when is the result usable on the host (µs)?", 0.5, 0.0,
                [] { return result_at_us(20); });
     lab.number("example_5_2.fast_kernel_result_at_us", "Example 5-2 with a 5 µs kernel: when is the result usable (µs)?",
@@ -66,7 +65,7 @@ void register_answers(Lab& lab) {
         return models::StreamStages{double(v.at("h2d_us")), double(v.at("kernel_us")), double(v.at("d2h_us"))};
     };
     lab.number_for_case("stream", "case.transfer_ms", "The tensor over the link, in ms", 3.5, 0.005, [](const CaseValues& v) {
-        return models::transfer_time_us(double(v.at("mib")) * kMiB, double(v.at("gbps"))) / 1e3;
+        return models::transfer_time_us(double(v.at("mib")) * gpulab::kMiB, double(v.at("gbps"))) / 1e3;
     });
     lab.number_for_case("stream", "case.serial_us", "The pipeline's chunks one step at a time (µs)", 3.5, 0.0,
                         [=](const CaseValues& v) { return models::stream_serial_time_us(v.at("chunks"), stages(v)); });

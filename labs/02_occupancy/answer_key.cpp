@@ -9,14 +9,13 @@
 #include "labs/models/datasets.hpp"
 #include "labs/models/occupancy.hpp"
 #include "labs/models/tiling.hpp"
+#include "labs/models/units.hpp"
 #include "limiter.hpp"
 
 using namespace gpulab::grader;
 namespace models = gpulab::models;
 
 namespace {
-
-constexpr double kKiB = 1024.0;
 
 const models::SmLimits& h100() {
     static const models::SmLimits sm = models::sm_limits(models::load_device("H100"));
@@ -59,7 +58,7 @@ void register_answers(Lab& lab) {
     lab.number("section_5_1_5.bytes_needed_per_sm_kb", "Little's law at 600 ns: bytes in flight needed per SM (KB, 1000 B)",
                0.5, 0.01, [=] { return little(section(), 600, 4).needed_per_sm_bytes / 1000.0; });
     lab.number("section_5_1_5.bytes_available_kib", "Bytes its resident warps keep in flight (KiB), 4 loads per warp",
-               0.5, 0.005, [=] { return little(section(), 600, 4).available_per_sm_bytes / kKiB; });
+               0.5, 0.005, [=] { return models::to_kib(little(section(), 600, 4).available_per_sm_bytes); });
     lab.number("section_5_1_5.coverage", "Available over needed", 0.5, 0.01, [=] { return little(section(), 600, 4).coverage; });
     lab.number("slow_memory.coverage", "At 1000 ns and 2 loads per warp: coverage", 0.5, 0.01,
                [=] { return little(section(), 1000, 2).coverage; });
@@ -69,7 +68,7 @@ void register_answers(Lab& lab) {
     const auto ex = [] { return models::occupancy(h100(), kExercise); };
     const auto ex64 = [] { return models::occupancy(h100(), kExercise64); };
     lab.number("exercise_5_1.smem_per_block_kib", "Exercise 5-1: shared memory per block with the reserve (KiB)", 0.5, 0.0,
-               [=] { return double(ex().smem_per_block_bytes) / kKiB; });
+               [=] { return models::to_kib(double(ex().smem_per_block_bytes)); });
     lab.number("exercise_5_1.blocks_by_threads", "Blocks the thread slots allow", 0.5, 0.0, [=] { return double(ex().blocks_by_threads); });
     lab.number("exercise_5_1.blocks_by_regs", "Blocks the registers allow", 0.5, 0.0, [=] { return double(ex().blocks_by_regs); });
     lab.number("exercise_5_1.blocks_by_smem", "Blocks the shared memory allows", 0.5, 0.0, [=] { return double(ex().blocks_by_smem); });
@@ -80,7 +79,7 @@ void register_answers(Lab& lab) {
     lab.number("exercise_5_1.regs64_occupancy", "... occupancy", 0.5, 0.005, [=] { return ex64().occupancy; });
     lab.choice("exercise_5_1.regs64_limiter", "... what limits it now?", limiters, 0.5, [=] { return limiter_word(ex64().limiters.front()); });
     lab.number("exercise_5_1.regs64_inflight_kib", "... bytes in flight per SM, 4 loads of 16 B per lane (KiB)", 0.5, 0.005,
-               [=] { return little(ex64(), 600, 4).available_per_sm_bytes / kKiB; });
+               [=] { return models::to_kib(little(ex64(), 600, 4).available_per_sm_bytes); });
     lab.number("exercise_5_1.regs64_coverage", "... coverage at 600 ns and 3.35 TB/s", 0.5, 0.01,
                [=] { return little(ex64(), 600, 4).coverage; });
     // One MMA instruction is 16x8x16; the block's 8 warps share the 128x128x64 step (labs_models' mma_count).
@@ -117,7 +116,7 @@ void register_answers(Lab& lab) {
                         [=](const CaseValues& v) { return double(mine(v).resident_blocks); });
     lab.number_for_case("kernel", "case.occupancy", "Occupancy", 1.8, 0.005, [=](const CaseValues& v) { return mine(v).occupancy; });
     lab.number_for_case("kernel", "case.smem_free_kib", "Shared memory left free on the SM (KiB)", 1.8, 0.005,
-                        [=](const CaseValues& v) { return double(mine(v).smem_free_bytes) / kKiB; });
+                        [=](const CaseValues& v) { return models::to_kib(double(mine(v).smem_free_bytes)); });
     lab.number_for_case("kernel", "case.coverage", "Little's law coverage at the case's latency and loads", 1.8, 0.01,
                         [=](const CaseValues& v) {
                             return little(mine(v), double(v.at("latency_ns")), int(v.at("loads"))).coverage;

@@ -20,10 +20,23 @@ constexpr std::int64_t kStep = 32;  // the chapter's K step
 // C = X·W of the running example: 1024 × 4096 × 12288, BF16 in and out, FP32 accumulators.
 models::GemmShape running() { return models::running_example_gemm(models::load_model_shape()); }
 
-double traffic_mib(std::int64_t tile) { return models::tile_traffic(running(), {tile, tile, kStep}).total_bytes / kMiB; }
+// The running example's traffic with m × n output tiles, and one such tile's local storage (KiB), k = kStep.
+models::TileTraffic traffic(std::int64_t m, std::int64_t n) { return models::tile_traffic(running(), {m, n, kStep}); }
+double local_kib(std::int64_t m, std::int64_t n) {
+    return models::local_storage(running(), {m, n, kStep}).total_bytes / kKiB;
+}
+
+double traffic_mib(std::int64_t tile) { return traffic(tile, tile).total_bytes / kMiB; }
 
 // The AKG example of section 5.4.4: C = AB at 4096³, A and B BF16, C FP32.
 models::GemmShape akg() { return {4096, 4096, 4096, 2, 2, 4, 4}; }
+
+// A question on one part of a tiling's traffic: its key, its wording, and the bytes of TileTraffic it asks for.
+struct TrafficPart {
+    const char* key;
+    const char* question;
+    double models::TileTraffic::*bytes;
+};
 
 }  // namespace
 
@@ -31,41 +44,40 @@ void register_answers(Lab& lab) {
     lab.number("gemm.gflop", "FLOPs of C = A·W for the running example, in GFLOP (10^9)", 0.4, 0.005,
                [] { return models::gemm_flop(running()) / 1e9; });
     lab.number("example_5_3.local_kib_64x64", "Example 5-3: local storage of a 64x64 tile, k = 32 (KiB)", 0.4, 0.0,
-               [] { return models::local_storage(running(), {64, 64, kStep}).total_bytes / kKiB; });
+               [] { return local_kib(64, 64); });
     lab.number("example_5_3.local_kib_128x128", "Example 5-3: local storage of a 128x128 tile, k = 32 (KiB)", 0.4, 0.0,
-               [] { return models::local_storage(running(), {128, 128, kStep}).total_bytes / kKiB; });
+               [] { return local_kib(128, 128); });
     lab.number("traffic.mib_32x32", "Traffic with independent 32x32 tiles (MiB)", 0.4, 0.0, [] { return traffic_mib(32); });
     lab.number("traffic.mib_64x64", "Traffic with independent 64x64 tiles (MiB)", 0.4, 0.0, [] { return traffic_mib(64); });
     lab.number("traffic.mib_128x128", "Traffic with independent 128x128 tiles (MiB)", 0.4, 0.0,
                [] { return traffic_mib(128); });
     lab.number("intensity.flop_per_byte_64x64", "Arithmetic intensity of the 64x64 tiling (FLOP/byte)", 0.4, 0.005,
-               [] { return models::tile_traffic(running(), {64, 64, kStep}).intensity_flop_per_byte; });
+               [] { return traffic(64, 64).intensity_flop_per_byte; });
     lab.number("mfu_ceiling.h100_128x128", "MFU ceiling of the 128x128 tiling on an H100 (a fraction, 0..1)", 0.4, 0.025,
                [] { return models::tiling_report(running(), {128, 128, kStep}, models::load_device("H100")).mfu_ceiling; });
     lab.number("ratio.t128_over_t64_at_40pct_bandwidth",
                "T128 / T64 when the 128x128 tiling gets 40% of the 64x64 tiling's bandwidth", 0.4, 0.005, [] {
-                   const double v64 = models::tile_traffic(running(), {64, 64, kStep}).total_bytes;
-                   const double v128 = models::tile_traffic(running(), {128, 128, kStep}).total_bytes;
-                   return models::time_ratio(v128, v64, 0.4, 1.0);
+                   return models::time_ratio(traffic(128, 128).total_bytes, traffic(64, 64).total_bytes, 0.4, 1.0);
                });
     lab.number("akg.naive_reads_gib", "AKG example: input reads when every multiply-add fetches both operands (GiB)", 0.4,
                0.0, [] { return models::naive_input_read_bytes(akg()) / kGiB; });
     lab.number("akg.tiled_reads_gib", "AKG example: input reads with 64x64 output tiles and BK = 32 (GiB)", 0.4, 0.0,
                [] { return models::tile_traffic(akg(), {64, 64, kStep}).input_read_bytes / kGiB; });
     lab.number("experiment_5_1.local_kib", "Experiment 5-1: local storage of a 64x128 tile, k = 32 (KiB)", 0.4, 0.0,
-               [] { return models::local_storage(running(), {64, 128, kStep}).total_bytes / kKiB; });
-    lab.number("experiment_5_1.reads_a_mib", "Experiment 5-1: reads of A with 64x128 tiles (MiB)", 0.4, 0.0,
-               [] { return models::tile_traffic(running(), {64, 128, kStep}).a_read_bytes / kMiB; });
-    lab.number("experiment_5_1.reads_w_mib", "Experiment 5-1: reads of W with 64x128 tiles (MiB)", 0.4, 0.0,
-               [] { return models::tile_traffic(running(), {64, 128, kStep}).w_read_bytes / kMiB; });
-    lab.number("experiment_5_1.total_mib", "Experiment 5-1: total traffic with 64x128 tiles (MiB)", 0.4, 0.0,
-               [] { return models::tile_traffic(running(), {64, 128, kStep}).total_bytes / kMiB; });
+               [] { return local_kib(64, 128); });
+    using Traffic = models::TileTraffic;
+    const TrafficPart experiment_5_1_parts[] = {
+        {"experiment_5_1.reads_a_mib", "Experiment 5-1: reads of A with 64x128 tiles (MiB)", &Traffic::a_read_bytes},
+        {"experiment_5_1.reads_w_mib", "Experiment 5-1: reads of W with 64x128 tiles (MiB)", &Traffic::w_read_bytes},
+        {"experiment_5_1.total_mib", "Experiment 5-1: total traffic with 64x128 tiles (MiB)", &Traffic::total_bytes},
+    };
+    for (const TrafficPart& part : experiment_5_1_parts)
+        lab.number(part.key, part.question, 0.4, 0.0, [bytes = part.bytes] { return traffic(64, 128).*bytes / kMiB; });
     lab.number("experiment_5_1.min_bandwidth_fraction",
                "Experiment 5-1: least fraction of the 64x64 tiling's bandwidth the 64x128 tiling needs to be faster", 0.4,
                0.005, [] {
-                   return models::break_even_bandwidth_fraction(
-                       models::tile_traffic(running(), {64, 128, kStep}).total_bytes,
-                       models::tile_traffic(running(), {64, 64, kStep}).total_bytes);
+                   return models::break_even_bandwidth_fraction(traffic(64, 128).total_bytes,
+                                                                traffic(64, 64).total_bytes);
                });
     lab.number("experiment_5_1.resident_sets_rtx_pro_6000",
                "Experiment 5-1: 64x128 working sets that fit in one RTX PRO 6000 SM at once", 0.4, 0.0, [] {

@@ -6,6 +6,7 @@
 
 #include "grader/lab.hpp"
 #include "labs/models/banks.hpp"
+#include "labs/models/units.hpp"
 
 using namespace gpulab::grader;
 namespace models = gpulab::models;
@@ -14,7 +15,6 @@ namespace {
 
 constexpr std::int64_t kTile = 32;      // a 32x32 tile; a warp's 32 lanes
 constexpr std::int64_t kSide = 8192;    // the timed transpose: 8192 x 8192 FP32
-constexpr double kMiB = 1024.0 * 1024.0;
 
 // Rounds when lane i reads element (row = i, col) of a row-major tile with `stride` elements per row.
 double column_rounds(std::int64_t stride, int element_bytes) {
@@ -22,7 +22,7 @@ double column_rounds(std::int64_t stride, int element_bytes) {
 }
 
 double transpose_mib(std::int64_t rows, std::int64_t cols, int element_bytes) {
-    return 2.0 * double(rows) * double(cols) * element_bytes / kMiB;  // every element read once, written once
+    return models::to_mib(2.0 * double(rows) * double(cols) * element_bytes);  // every element read once, written once
 }
 
 }  // namespace

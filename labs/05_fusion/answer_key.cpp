@@ -9,6 +9,7 @@
 
 #include "grader/lab.hpp"
 #include "labs/models/fusion.hpp"
+#include "labs/models/units.hpp"
 #include "labs/numeric.hpp"
 
 using namespace gpulab::grader;
@@ -18,11 +19,22 @@ namespace {
 
 constexpr std::int64_t kRows = 1024;   // the running example: M = 1024 tokens
 constexpr std::int64_t kWidth = 12288; // Qwen3-8B FFN width
-constexpr double kMiB = 1024.0 * 1024.0;
 
-double chain_mib(int quant_bytes, const models::ChainSplit& split, bool peak = false) {
-    const models::ChainCost c = models::chain_cost(models::swiglu_chain(kRows, kWidth, 2, quant_bytes), split);
-    return (peak ? c.peak_bytes : c.total_bytes) / kMiB;
+// MiB the chain over rows × width (quantized to FP8 when quant_bytes is 1; 0: no quantize step) reads and writes
+// once cut by `split`, or with `peak` its peak device memory; by default at the running example's rows and width.
+double chain_mib(int quant_bytes, const models::ChainSplit& split, bool peak = false, std::int64_t rows = kRows,
+                 std::int64_t width = kWidth) {
+    const models::ChainCost c = models::chain_cost(models::swiglu_chain(rows, width, 2, quant_bytes), split);
+    return models::to_mib(peak ? c.peak_bytes : c.total_bytes);
+}
+
+// Experiment 5-2: the fewest rows for which fusing the whole FP8 chain of `width` saves, at `gbps`, the fused
+// kernel's fixed overhead.
+double min_fused_rows(std::int64_t width, double overhead_us, double gbps) {
+    const auto one_row = models::swiglu_chain(1, width, 2, 1);
+    const double saved = models::chain_cost(one_row, models::all_separate(3)).total_bytes -
+                         models::chain_cost(one_row, models::all_fused(3)).total_bytes;
+    return double(models::min_rows_to_amortize(saved, overhead_us, gbps));
 }
 
 // What a transformation changes, judged from one value before and after it: nothing (only the cost),
@@ -58,16 +70,12 @@ void register_answers(Lab& lab) {
     lab.number("e4m3.whole_row_scale_result", "Example 5-7: the first element after quantizing with the whole row's scale",
                0.5, 0.001, [] { return models::fp8_row_scale_roundtrip(1.0, 10.0).dequantized; });
     lab.number("example_5_8.separate_quant_mib", "Example 5-8: MiB with quantization as its own kernel", 0.5, 0.005,
-               [] { return models::quant_gemm_traffic({}).separate_total_bytes / kMiB; });
+               [] { return models::to_mib(models::quant_gemm_traffic({}).separate_total_bytes); });
     lab.number("example_5_8.fused_quant_mib", "Example 5-8: MiB with quantization fused into the GEMM", 0.5, 0.005,
-               [] { return models::quant_gemm_traffic({}).fused_total_bytes / kMiB; });
+               [] { return models::to_mib(models::quant_gemm_traffic({}).fused_total_bytes); });
     lab.number("experiment_5_2.min_rows",
-               "Experiment 5-2: fewest rows for which full fusion pays a fixed 5 us overhead at 1792 GB/s", 0.5, 0.0, [] {
-                   const auto one_row = models::swiglu_chain(1, kWidth, 2, 1);
-                   const double saved = models::chain_cost(one_row, models::all_separate(3)).total_bytes -
-                                        models::chain_cost(one_row, models::all_fused(3)).total_bytes;
-                   return double(models::min_rows_to_amortize(saved, 5.0, 1792.0));
-               });
+               "Experiment 5-2: fewest rows for which full fusion pays a fixed 5 us overhead at 1792 GB/s", 0.5, 0.0,
+               [] { return min_fused_rows(kWidth, 5.0, 1792.0); });
     lab.choice("experiment_5_4.silu_inside_ko_loop", "Experiment 5-4: SiLU moved inside the ko loop changes the ...",
                kinds, 0.5, [] {
                    // Two partial sums of one output, 1 and -1: SiLU of the sum versus the sum of SiLUs.
@@ -99,23 +107,20 @@ void register_answers(Lab& lab) {
     lab.exercise_case("chain", "G, U [rows, width] BF16, Q FP8; a chain of `ops` operators; a fused kernel's fixed "
                       "overhead and the bandwidth", {{"rows", 2560, 256, 8192, 256}, {"width", 13312, 4096, 28672, 1024},
                                                      {"ops", 12, 5, 16}, {"overhead_us", 4, 2, 10}, {"gbps", 3350, 1000, 8000, 50}});
-    const auto cost = [](const CaseValues& v, const models::ChainSplit& split) {
-        return models::chain_cost(models::swiglu_chain(v.at("rows"), v.at("width"), 2, 1), split);
+    const auto mib = [](const CaseValues& v, const models::ChainSplit& split, bool peak = false) {
+        return chain_mib(1, split, peak, v.at("rows"), v.at("width"));
     };
     lab.number_for_case("chain", "case.bytes_all_separate_mib", "Three kernels: MiB read and written", 2, 0.005,
-                        [=](const CaseValues& v) { return cost(v, models::all_separate(3)).total_bytes / kMiB; });
+                        [=](const CaseValues& v) { return mib(v, models::all_separate(3)); });
     lab.number_for_case("chain", "case.bytes_first_two_fused_mib", "SiLU*U fused, quantize separate: MiB", 2, 0.005,
-                        [=](const CaseValues& v) { return cost(v, {2, 1}).total_bytes / kMiB; });
+                        [=](const CaseValues& v) { return mib(v, {2, 1}); });
     lab.number_for_case("chain", "case.bytes_all_fused_mib", "All three fused: MiB", 2, 0.005,
-                        [=](const CaseValues& v) { return cost(v, models::all_fused(3)).total_bytes / kMiB; });
+                        [=](const CaseValues& v) { return mib(v, models::all_fused(3)); });
     lab.number_for_case("chain", "case.peak_separate_mib", "Peak device memory of the separate chain: MiB", 2, 0.005,
-                        [=](const CaseValues& v) { return cost(v, models::all_separate(3)).peak_bytes / kMiB; });
+                        [=](const CaseValues& v) { return mib(v, models::all_separate(3), true); });
     lab.number_for_case("chain", "case.min_rows", "Fewest rows for which full fusion pays its fixed overhead", 2, 0.0,
                         [](const CaseValues& v) {
-                            const auto one_row = models::swiglu_chain(1, v.at("width"), 2, 1);
-                            const double saved = models::chain_cost(one_row, models::all_separate(3)).total_bytes -
-                                                 models::chain_cost(one_row, models::all_fused(3)).total_bytes;
-                            return double(models::min_rows_to_amortize(saved, double(v.at("overhead_us")), double(v.at("gbps"))));
+                            return min_fused_rows(v.at("width"), double(v.at("overhead_us")), double(v.at("gbps")));
                         });
     lab.number_for_case("chain", "case.cuts", "Ways to cut a chain of `ops` element-wise operators into kernels", 2, 0.0,
                         [](const CaseValues& v) { return double(models::chain_split_count(int(v.at("ops")))); });

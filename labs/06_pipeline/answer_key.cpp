@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "grader/lab.hpp"
+#include "labs/math.hpp"
 #include "labs/models/datasets.hpp"
 #include "labs/models/occupancy.hpp"
 #include "labs/models/pipeline.hpp"
@@ -16,8 +17,6 @@ using namespace gpulab::grader;
 namespace models = gpulab::models;
 
 namespace {
-
-constexpr double kKiB = 1024.0;
 
 // Section 5.1.5's K step on one H100 SM: a 128x128 output tile, K step 64, BF16 A and W tiles.
 models::SmStepTimes kstep(const models::Tile& tile = {128, 128, 64}) {
@@ -55,7 +54,8 @@ const models::SmLimits& rtx_pro_6000() {
 
 std::int64_t waiting_slots(int blocks_per_sm) {
     return models::slots_that_fit(models::smem_budget_per_block_bytes(rtx_pro_6000(), blocks_per_sm),
-                                  static_cast<std::int64_t>(32 * kKiB), static_cast<std::int64_t>(16 * kKiB));
+                                  static_cast<std::int64_t>(32 * gpulab::kKiB),
+                                  static_cast<std::int64_t>(16 * gpulab::kKiB));
 }
 
 }  // namespace

@@ -6,14 +6,13 @@
 
 #include "grader/lab.hpp"
 #include "labs/models/attention.hpp"
+#include "labs/models/units.hpp"
 
 using namespace gpulab::grader;
 namespace models = gpulab::models;
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-constexpr double kGiB = kMiB * 1024.0;
 // Section 5.3.3's fast storage: the 99 KB of shared memory one block of an RTX PRO 6000 may use.
 constexpr std::int64_t kBudgetBytes = 101'376;
 
@@ -45,16 +44,16 @@ void register_answers(Lab& lab) {
                    [b] { return double(plan(b).q_rows); });
         lab.number("capacity.passes_b" + s, "... the passes over K and V", 0.5, 0.0, [b] { return double(plan(b).passes); });
         lab.number("capacity.traffic_mib_b" + s, "... the traffic (MiB)", 0.5, 0.01,
-                   [b] { return plan(b).traffic_bytes / kMiB; });
+                   [b] { return models::to_mib(plan(b).traffic_bytes); });
     }
     lab.number("experiment_5_3.a_with_prefetch_b64", "Experiment 5-3: b = 64 with a b × d BF16 prefetch slot: a", 0.5, 0.0,
                [] { return double(plan(64, 1).q_rows); });
     lab.number("experiment_5_3.passes_with_prefetch_b64", "... the passes", 0.5, 0.0,
                [] { return double(plan(64, 1).passes); });
     lab.number("experiment_5_3.traffic_mib_with_prefetch_b64", "... the traffic (MiB)", 0.5, 0.01,
-               [] { return plan(64, 1).traffic_bytes / kMiB; });
+               [] { return models::to_mib(plan(64, 1).traffic_bytes); });
     lab.number("materialized.s_and_p_traffic_gib", "Writing and reading back S and P at L = 8192 (GiB)", 0.5, 0.01,
-               [] { return models::materialised_attention({8192, 128}).intermediate_bytes / kGiB; });
+               [] { return models::to_gib(models::materialised_attention({8192, 128}).intermediate_bytes); });
 
     // The case: another head and another blocking under the same 99 KB.
     lab.exercise_case("flash", "one head of `seq_len` tokens, head dimension `head_dim`, K/V blocks of `kv_rows` rows, "
@@ -69,7 +68,7 @@ void register_answers(Lab& lab) {
     lab.number_for_case("flash", "case.passes", "Passes over K and V", 2.75, 0.0,
                         [=](const CaseValues& v) { return double(flash(v).passes); });
     lab.number_for_case("flash", "case.traffic_mib", "Traffic: K and V once per pass, Q read and O written once (MiB)",
-                        2.75, 0.01, [=](const CaseValues& v) { return flash(v).traffic_bytes / kMiB; });
+                        2.75, 0.01, [=](const CaseValues& v) { return models::to_mib(flash(v).traffic_bytes); });
     lab.number_for_case("flash", "case.materialized_over_flash",
                         "How many times more traffic the materialised path moves (S and P written and read back, plus "
                         "Q, K, V and O once)",

@@ -27,6 +27,24 @@ models::ShapeStrategiesInput group_of(int small_calls, std::int64_t small_rows =
     return in;
 }
 
+// The strategies for the chapter's group with `small_calls` calls of 256 rows.
+models::ShapeStrategies strategies_of(int small_calls) { return models::shape_strategies(group_of(small_calls)); }
+
+// A question: its key in answers.toml and its wording.
+struct Question {
+    const char* key;
+    const char* text;
+};
+
+// The two rows questions Example 5-12 and Experiment 5-7 ask of their groups: the rows, and the rows computed once
+// padded to the buckets.
+void rows_questions(Lab& lab, int small_calls, const Question& actual, const Question& padded) {
+    lab.number(actual.key, actual.text, 0.5, 0.0,
+               [small_calls] { return double(strategies_of(small_calls).padding.actual_rows); });
+    lab.number(padded.key, padded.text, 0.5, 0.0,
+               [small_calls] { return double(strategies_of(small_calls).padding.padded_rows); });
+}
+
 }  // namespace
 
 void register_answers(Lab& lab) {
@@ -48,32 +66,28 @@ void register_answers(Lab& lab) {
                0.5, 0.005, [] { return models::mix_break_even_fraction(10, 10, 5 + 1, 10 + 1).value(); });
 
     // Example 5-12: 8 × 256 + 1536 + 2048 rows per group, buckets of 512 and 2048 rows.
-    lab.number("example_5_12.rows_actual", "Example 5-12: rows in one group", 0.5, 0.0,
-               [] { return double(models::shape_strategies(group_of(8)).padding.actual_rows); });
-    lab.number("example_5_12.rows_bucketed", "... rows computed once padded to the buckets", 0.5, 0.0,
-               [] { return double(models::shape_strategies(group_of(8)).padding.padded_rows); });
+    rows_questions(lab, 8, {"example_5_12.rows_actual", "Example 5-12: rows in one group"},
+                   {"example_5_12.rows_bucketed", "... rows computed once padded to the buckets"});
     lab.number("example_5_12.generic_group_ms", "... one group, generic (ms)", 0.5, 0.01,
-               [] { return models::shape_strategies(group_of(8)).strategies[0].group_ms; });
+               [] { return strategies_of(8).strategies[0].group_ms; });
     lab.number("example_5_12.bucketed_group_ms", "... bucketed (ms)", 0.5, 0.01,
-               [] { return models::shape_strategies(group_of(8)).strategies[1].group_ms; });
+               [] { return strategies_of(8).strategies[1].group_ms; });
     lab.number("example_5_12.specialized_group_ms", "... specialised (ms)", 0.5, 0.01,
-               [] { return models::shape_strategies(group_of(8)).strategies[2].group_ms; });
+               [] { return strategies_of(8).strategies[2].group_ms; });
     lab.number("example_5_12.bucket_beats_generic_from", "... groups from which bucketed is faster in total than generic",
-               0.5, 0.0, [] { return value_of(models::shape_strategies(group_of(8)).generic_to_bucketed); });
+               0.5, 0.0, [] { return value_of(strategies_of(8).generic_to_bucketed); });
     lab.number("example_5_12.special_beats_bucket_from", "... groups from which specialised is faster than bucketed", 0.5,
-               0.0, [] { return value_of(models::shape_strategies(group_of(8)).bucketed_to_specialized); });
+               0.0, [] { return value_of(strategies_of(8).bucketed_to_specialized); });
 
     // Experiment 5-7: 4 calls of 256 rows instead of 8.
-    lab.number("experiment_5_7.rows_actual", "Experiment 5-7: rows in one group", 0.5, 0.0,
-               [] { return double(models::shape_strategies(group_of(4)).padding.actual_rows); });
-    lab.number("experiment_5_7.rows_bucketed", "... padded to the buckets", 0.5, 0.0,
-               [] { return double(models::shape_strategies(group_of(4)).padding.padded_rows); });
+    rows_questions(lab, 4, {"experiment_5_7.rows_actual", "Experiment 5-7: rows in one group"},
+                   {"experiment_5_7.rows_bucketed", "... padded to the buckets"});
     lab.number("experiment_5_7.generic_vs_bucketed_from", "... groups from which bucketed beats generic", 0.5, 0.0,
-               [] { return value_of(models::shape_strategies(group_of(4)).generic_to_bucketed); });
+               [] { return value_of(strategies_of(4).generic_to_bucketed); });
     lab.number("experiment_5_7.bucketed_vs_specialized_from", "... groups from which specialised beats bucketed", 0.5, 0.0,
-               [] { return value_of(models::shape_strategies(group_of(4)).bucketed_to_specialized); });
+               [] { return value_of(strategies_of(4).bucketed_to_specialized); });
     lab.number("experiment_5_7.generic_vs_specialized_from", "... groups from which specialised beats generic", 0.5, 0.0,
-               [] { return value_of(models::shape_strategies(group_of(4)).generic_to_specialized); });
+               [] { return value_of(strategies_of(4).generic_to_specialized); });
     lab.number("experiment_5_7.cached_buckets_specialized_from",
                "... with both bucket programs already compiled (bucketed P = 0): groups from which specialised beats it",
                0.5, 0.0, [] {
