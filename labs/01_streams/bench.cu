@@ -80,13 +80,9 @@ void run(benchmark::State& state) {
     }
     const double serial = gpulab::models::stream_serial_time_us(static_cast<std::int64_t>(chunks), s.us);
     const double model = gpulab::models::stream_pipeline_time_us(static_cast<std::int64_t>(chunks), s.us, 2);
-    state.counters["chunks"] = double(chunks);
-    state.counters["iters"] = s.balanced_iters;
-    state.counters["model_us"] = model;
-    state.counters["stages_serial_us"] = serial;
-    state.counters["h2d_us"] = s.us.h2d_us;
-    state.counters["kernel_us"] = s.us.kernel_us;
-    state.counters["d2h_us"] = s.us.d2h_us;
+    gpulab::bench::set_counters(state, {{"chunks", double(chunks)}, {"iters", s.balanced_iters}, {"model_us", model},
+                                        {"stages_serial_us", serial}, {"h2d_us", s.us.h2d_us},
+                                        {"kernel_us", s.us.kernel_us}, {"d2h_us", s.us.d2h_us}});
 }
 
 // One run at `chunks` chunks with the timeline on, as a JSON object.

@@ -51,12 +51,10 @@ void streaming(benchmark::State& state) {
     });
     if (ms < 0) return;
     const double bytes = 2.0 * double(kVectors) * sizeof(uint4);
-    state.counters["loads"] = loads;
-    state.counters["blocks_per_sm"] = launched.blocks_per_sm;
-    state.counters["warps_per_sm"] = launched.blocks_per_sm * kStreamThreads / 32;
-    state.counters["occupancy"] = launched.occupancy;
-    state.counters["GB/s"] = bytes / (ms * 1e-3) / 1e9;
-    state.counters["copy_GB/s"] = copy_gbps();
+    gpulab::bench::set_counters(state, {{"loads", loads}, {"blocks_per_sm", launched.blocks_per_sm},
+                                        {"warps_per_sm", launched.blocks_per_sm * kStreamThreads / 32},
+                                        {"occupancy", launched.occupancy}, {"GB/s", bytes / (ms * 1e-3) / 1e9},
+                                        {"copy_GB/s", copy_gbps()}});
 }
 
 void tiled(benchmark::State& state) {
@@ -72,11 +70,10 @@ void tiled(benchmark::State& state) {
     });
     if (ms < 0) return;
     const TiledInfo info = bounded ? tiled_bounded_info() : tiled_info();
-    state.counters["bounded"] = bounded;
-    state.counters["regs"] = info.regs_per_thread;
-    state.counters["spill_bytes"] = double(info.local_bytes);
-    state.counters["blocks_per_sm"] = info.blocks_per_sm;
-    state.counters["TFLOP/s"] = 2.0 * double(n) * n * n / (ms * 1e-3) / 1e12;
+    gpulab::bench::set_counters(state, {{"bounded", bounded}, {"regs", info.regs_per_thread},
+                                        {"spill_bytes", double(info.local_bytes)},
+                                        {"blocks_per_sm", info.blocks_per_sm},
+                                        {"TFLOP/s", 2.0 * double(n) * n * n / (ms * 1e-3) / 1e12}});
 }
 
 template <int MinBlocks>
@@ -99,11 +96,10 @@ void tiled_sweep(benchmark::State& state) {
         launch_tiled_kernel(kernel, "tiled_sweep", a.data(), b.data(), c.data(), n, s);
     });
     if (ms < 0) return;
-    state.counters["min_blocks"] = min_blocks;
-    state.counters["regs"] = info.regs_per_thread;
-    state.counters["spill_bytes"] = double(info.local_bytes);
-    state.counters["blocks_per_sm"] = info.blocks_per_sm;
-    state.counters["TFLOP/s"] = 2.0 * double(n) * n * n / (ms * 1e-3) / 1e12;
+    gpulab::bench::set_counters(state, {{"min_blocks", min_blocks}, {"regs", info.regs_per_thread},
+                                        {"spill_bytes", double(info.local_bytes)},
+                                        {"blocks_per_sm", info.blocks_per_sm},
+                                        {"TFLOP/s", 2.0 * double(n) * n * n / (ms * 1e-3) / 1e12}});
 }
 
 // The latencies: the library's chase (cached in L2 only) and yours, on chains of 1 GiB and 4 MiB.
@@ -117,10 +113,8 @@ void latency(benchmark::State& state) {
         state.SetIterationTime(1e-9 * l.ns_per_load);
     }
     if (!l.walked) state.SkipWithError("the walk did not end where the chain does");
-    state.counters["dram"] = dram;
-    state.counters["yours"] = mine;
-    state.counters["ns"] = l.ns_per_load;
-    state.counters["sms"] = gpulab::probe_device().info.sm_count;
+    gpulab::bench::set_counters(state, {{"dram", dram}, {"yours", mine}, {"ns", l.ns_per_load},
+                                        {"sms", gpulab::probe_device().info.sm_count}});
 }
 
 }  // namespace

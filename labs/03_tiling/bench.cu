@@ -55,10 +55,9 @@ Problem& problem() {
 
 void set_rate_counters(benchmark::State& state, double mean_ms) {
     const Problem& p = problem();
-    state.counters["TFLOP/s"] = models::gemm_flop(p.g) / (mean_ms * 1e-3) / 1e12;
-    state.counters["M"] = static_cast<double>(p.g.m);
-    state.counters["N"] = static_cast<double>(p.g.n);
-    state.counters["K"] = static_cast<double>(p.g.k);
+    gpulab::bench::set_counters(state, {{"TFLOP/s", models::gemm_flop(p.g) / (mean_ms * 1e-3) / 1e12},
+                                        {"M", static_cast<double>(p.g.m)}, {"N", static_cast<double>(p.g.n)},
+                                        {"K", static_cast<double>(p.g.k)}});
 }
 
 enum class Variant { naive, v1, v2, v3, fused, v3_then_silu, cublas };
@@ -94,19 +93,17 @@ void v1_tile(benchmark::State& state) {
     set_rate_counters(state, ms);
     const models::Tile tile{T, T, 32};
     const models::TileTraffic traffic = models::tile_traffic(p.g, tile);
-    state.counters["tile"] = T;
-    state.counters["traffic_MiB"] = traffic.total_bytes / gpulab::kMiB;
-    state.counters["implied_GB/s"] = traffic.total_bytes / (ms * 1e-3) / 1e9;
-    state.counters["local_KiB"] = models::local_storage(p.g, tile).total_bytes / gpulab::kKiB;
+    gpulab::bench::set_counters(state, {{"tile", T}, {"traffic_MiB", traffic.total_bytes / gpulab::kMiB},
+                                        {"implied_GB/s", traffic.total_bytes / (ms * 1e-3) / 1e9},
+                                        {"local_KiB", models::local_storage(p.g, tile).total_bytes / gpulab::kKiB}});
     const KernelInfo info = gemm_v1_kernel_info<T, T, 32>();
     cudaFuncAttributes attr{};
     CUDA_CHECK(cudaFuncGetAttributes(&attr, info.kernel));
     int blocks = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, info.kernel, info.threads, info.dynamic_smem));
-    state.counters["regs/thread"] = attr.numRegs;
-    state.counters["smem_B/block"] = static_cast<double>(attr.sharedSizeBytes + info.dynamic_smem);
-    state.counters["threads/block"] = info.threads;
-    state.counters["blocks/SM"] = blocks;
+    gpulab::bench::set_counters(state, {{"regs/thread", attr.numRegs},
+                                        {"smem_B/block", static_cast<double>(attr.sharedSizeBytes + info.dynamic_smem)},
+                                        {"threads/block", info.threads}, {"blocks/SM", blocks}});
 }
 
 }  // namespace

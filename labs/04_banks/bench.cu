@@ -53,10 +53,9 @@ void transpose(benchmark::State& state, Variant variant) {
     });
     if (ms < 0) return;
     const double bytes = 2.0 * double(n) * sizeof(T);  // every element read once and written once
-    state.counters["side"] = side;
-    state.counters["bytes"] = bytes;
-    state.counters["GB/s"] = benchmark::Counter(bytes * double(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
-    state.counters["copy_GB/s"] = copy_gbps();
+    gpulab::bench::set_counters(state, {{"side", side}, {"bytes", bytes},
+                                        {"GB/s", benchmark::Counter(bytes * double(state.iterations()) * 1e-9, benchmark::Counter::kIsRate)},
+                                        {"copy_GB/s", copy_gbps()}});
 }
 
 void fp32(benchmark::State& state, Variant variant) { transpose<float>(state, variant); }
@@ -71,9 +70,8 @@ void sides(benchmark::internal::Benchmark* b) {
 void probe(benchmark::State& state, LayoutId id) {
     ProbeCycles c;
     for (auto _ : state) c = probe_layout(id, 256);
-    state.counters["row_write_cycles"] = c.row_write;
-    state.counters["column_read_cycles"] = c.column_read;
-    state.counters["row_read_cycles"] = c.row_read;
+    gpulab::bench::set_counters(state, {{"row_write_cycles", c.row_write}, {"column_read_cycles", c.column_read},
+                                        {"row_read_cycles", c.row_read}});
 }
 
 // Every layout's offset() at every (row, col) of the tile, as JSON: evaluated on the host, no GPU needed.

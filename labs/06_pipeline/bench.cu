@@ -99,14 +99,8 @@ void pipeline(benchmark::State& state) {
     const double math = median_ms([&](cudaStream_t s) { launch_compute_only(w, s); });
     const double t_m = 1e3 * load / kTilesPerBlock, t_m1 = 1e3 * alone / kTilesPerBlock, t_c = 1e3 * math / kTilesPerBlock;
     const int slots = variant == 2 ? 1 : variant >= 10 ? variant % 10 : 0;  // the slots the model takes
-    state.counters["ms"] = ms;
-    state.counters["ratio"] = ratio;
-    state.counters["variant"] = variant;
-    state.counters["slots"] = slots;
-    state.counters["iters"] = w.iters;
-    state.counters["t_m_us"] = t_m;
-    state.counters["t_m1_us"] = t_m1;
-    state.counters["t_c_us"] = t_c;
+    gpulab::bench::set_counters(state, {{"ms", ms}, {"ratio", ratio}, {"variant", variant}, {"slots", slots},
+                                        {"iters", w.iters}, {"t_m_us", t_m}, {"t_m1_us", t_m1}, {"t_c_us", t_c}});
     if (slots > 0) state.counters["model_ms"] = gpulab::models::slots_time_us(kTilesPerBlock, slots, t_m, t_m1, t_c) / 1e3;
     state.counters["bound_ms"] = std::max(load, math);
 }

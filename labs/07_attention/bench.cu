@@ -60,11 +60,9 @@ void attention(benchmark::State& state) {
     else launch_attention_naive(h.a, peak, nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
     const double qkvo = 4.0 * L * kD * 2, blocks = std::ceil(L / 64.0);
-    state.counters["ms"] = ms;
-    state.counters["L"] = L;
-    state.counters["path"] = state.range(0);
-    state.counters["tflops"] = attention_flop(h.a) / (ms * 1e-3) / 1e12;
-    state.counters["extra_mib"] = double(peak.peak_bytes()) / kMiB;
+    gpulab::bench::set_counters(state, {{"ms", ms}, {"L", L}, {"path", state.range(0)},
+                                        {"tflops", attention_flop(h.a) / (ms * 1e-3) / 1e12},
+                                        {"extra_mib", double(peak.peak_bytes()) / kMiB}});
     // Causal: query block i reads K and V blocks 0 … i, so about half of the L/64 passes' worth.
     state.counters["model_mib"] = mine ? (qkvo + (blocks + 1) / 2 * 2.0 * L * kD * 2) / kMiB
                                        : (qkvo + 2.0 * 2 * double(L) * L * 4) / kMiB;
@@ -101,10 +99,8 @@ void heads(benchmark::State& state) {
         launch_attention(h.a, ws, s);
     });
     if (ms < 0) return;
-    state.counters["ms"] = ms;
-    state.counters["L"] = L;
-    state.counters["tflops"] = attention_flop(h.a) / (ms * 1e-3) / 1e12;
-    state.counters["cublas_tflops"] = cublas_tflops();
+    gpulab::bench::set_counters(state, {{"ms", ms}, {"L", L}, {"tflops", attention_flop(h.a) / (ms * 1e-3) / 1e12},
+                                        {"cublas_tflops", cublas_tflops()}});
 }
 
 void softmax(benchmark::State& state) {
@@ -119,10 +115,8 @@ void softmax(benchmark::State& state) {
         else launch_softmax_three_pass(x.data(), y.data(), rows, cols, ws, s);
     });
     if (ms < 0) return;
-    state.counters["ms"] = ms;
-    state.counters["cols"] = double(cols);
-    state.counters["path"] = state.range(0);
-    state.counters["GB/s"] = 12.0 * x.size() / (ms * 1e-3) / 1e9;
+    gpulab::bench::set_counters(state, {{"ms", ms}, {"cols", double(cols)}, {"path", state.range(0)},
+                                        {"GB/s", 12.0 * x.size() / (ms * 1e-3) / 1e9}});
 }
 
 }  // namespace

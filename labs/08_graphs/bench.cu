@@ -145,10 +145,8 @@ void steps(benchmark::State& state) {
     const double launches = double(host_launches() - launches0) / kSubmitReps;
     CUDA_CHECK(cudaStreamSynchronize(st.stream));
     time_runs(state, step, st.stream, kStepRun);
-    state.counters["path"] = path;
-    state.counters["M"] = m;
-    state.counters["submit_us"] = median(submit);
-    state.counters["host_launches"] = launches;
+    gpulab::bench::set_counters(state, {{"path", path}, {"M", m}, {"submit_us", median(submit)},
+                                        {"host_launches", launches}});
 }
 
 void breakeven(benchmark::State& state) {
@@ -201,11 +199,8 @@ void breakeven_model(benchmark::State& state) {
     });
     if (ms < 0) return;
     const double copy_gbps = 2.0 * double(bytes) / (ms * 1e-3) / 1e9;
-    state.counters["copy_mib"] = gpulab::models::to_mib(double(bytes));
-    state.counters["copy_gbps"] = copy_gbps;
-    state.counters["eager_us"] = eager_us;
-    state.counters["direct_us"] = direct_us;
-    state.counters["saving_us"] = saving_us;
+    gpulab::bench::set_counters(state, {{"copy_mib", gpulab::models::to_mib(double(bytes))}, {"copy_gbps", copy_gbps},
+                                        {"eager_us", eager_us}, {"direct_us", direct_us}, {"saving_us", saving_us}});
     state.counters["model_mib"] =
         gpulab::models::to_mib(gpulab::models::graph_break_even_input_bytes(std::max(saving_us, 0.0), copy_gbps));
 }

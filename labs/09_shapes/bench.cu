@@ -261,12 +261,9 @@ void costs(benchmark::State& state) {
     }
     const Point& p = measured()[m];
     if (!p.call_ms[std::size_t(strategy)]) return;
-    state.counters["strategy"] = strategy;
-    state.counters["M"] = m;
-    state.counters["N"] = kN;
-    state.counters["K"] = kK;
-    state.counters["call_ms"] = *p.call_ms[std::size_t(strategy)];
-    state.counters["prep_ms"] = strategy == 2 ? *p.prep_ms : 0.0;
+    gpulab::bench::set_counters(state, {{"strategy", strategy}, {"M", m}, {"N", kN}, {"K", kK},
+                                        {"call_ms", *p.call_ms[std::size_t(strategy)]},
+                                        {"prep_ms", strategy == 2 ? *p.prep_ms : 0.0}});
     if (strategy == 1) state.counters["bucket"] = bucket_of(m);
 }
 
@@ -279,22 +276,19 @@ void crossover(benchmark::State& state) {
         state.SkipWithError(e.what());
         return;
     }
-    state.counters["M"] = kCrossoverM;
-    state.counters["p_specialized_ms"] = p_ms;
-    state.counters["t_generic_ms"] = t_generic;
-    state.counters["t_specialized_ms"] = t_specialized;
+    gpulab::bench::set_counters(state, {{"M", kCrossoverM}, {"p_specialized_ms", p_ms}, {"t_generic_ms", t_generic},
+                                        {"t_specialized_ms", t_specialized}});
     // Specialising never pays when its call is not the faster: then no crossover_calls, and no runs.
     const double calls = t_specialized < t_generic ? p_ms / (t_generic - t_specialized) : 0.0;
     const int before = std::max(1, int(calls / 3)), after = int(std::ceil(calls * 3));
     if (calls > 0) state.counters["crossover_calls"] = calls;
     if (calls > 0 && after <= kMaxCrossoverRun) {
         try {
-            state.counters["calls_before"] = before;
-            state.counters["calls_after"] = after;
-            state.counters["generic_before_ms"] = run_calls_ms(kCrossoverM, before, false);
-            state.counters["specialized_before_ms"] = run_calls_ms(kCrossoverM, before, true);
-            state.counters["generic_after_ms"] = run_calls_ms(kCrossoverM, after, false);
-            state.counters["specialized_after_ms"] = run_calls_ms(kCrossoverM, after, true);
+            gpulab::bench::set_counters(state, {{"calls_before", before}, {"calls_after", after},
+                                                {"generic_before_ms", run_calls_ms(kCrossoverM, before, false)},
+                                                {"specialized_before_ms", run_calls_ms(kCrossoverM, before, true)},
+                                                {"generic_after_ms", run_calls_ms(kCrossoverM, after, false)},
+                                                {"specialized_after_ms", run_calls_ms(kCrossoverM, after, true)}});
         } catch (const std::exception& e) {
             state.SkipWithError(e.what());
             return;
@@ -320,15 +314,11 @@ void serve(benchmark::State& state, const char* name) {
     }
     const std::vector<int>& calls = trace(name);
     const double hindsight = lab09::hindsight_ms(calls, costs);
-    state.counters["strategy"] = fixed;
-    state.counters["calls"] = double(calls.size());
-    state.counters["distinct"] = double(std::set<int>(calls.begin(), calls.end()).size());
-    state.counters["total_ms"] = r.ms;
-    state.counters["calls_generic"] = r.used[0];
-    state.counters["calls_bucketed"] = r.used[1];
-    state.counters["calls_specialized"] = r.used[2];
-    state.counters["p_ms"] = costs[0][2].prep_ms;
-    state.counters["hindsight_ms"] = hindsight;
+    gpulab::bench::set_counters(state, {{"strategy", fixed}, {"calls", double(calls.size())},
+                                        {"distinct", double(std::set<int>(calls.begin(), calls.end()).size())},
+                                        {"total_ms", r.ms}, {"calls_generic", r.used[0]}, {"calls_bucketed", r.used[1]},
+                                        {"calls_specialized", r.used[2]}, {"p_ms", costs[0][2].prep_ms},
+                                        {"hindsight_ms", hindsight}});
 }
 
 // cache/CALLS: the whole mixed trace's first CALLS calls, each asking your ProgramCache (kCachePrograms in memory)
@@ -368,9 +358,9 @@ void cache(benchmark::State& state) {
         state.counters[p + "built"] = outcomes[pass][std::size_t(CacheOutcome::built)] +
                                       outcomes[pass][std::size_t(CacheOutcome::rebuilt_corrupt)];
     }
-    state.counters["calls"] = double(n);
-    state.counters["distinct"] = double(std::set<int>(calls.begin(), calls.end()).size());
-    state.counters["memory_programs"] = double(kCachePrograms);
+    gpulab::bench::set_counters(state, {{"calls", double(n)},
+                                        {"distinct", double(std::set<int>(calls.begin(), calls.end()).size())},
+                                        {"memory_programs", double(kCachePrograms)}});
 }
 
 }  // namespace

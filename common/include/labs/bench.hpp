@@ -19,7 +19,9 @@
 #include <exception>
 #include <cstdio>
 #include <functional>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
@@ -69,6 +71,11 @@ inline double time_manual(benchmark::State& state, const std::function<void(cuda
         state.SetIterationTime(ms * 1e-3);
     }
     return state.iterations() > 0 ? total_ms / static_cast<double>(state.iterations()) : -1.0;
+}
+
+/** @brief Sets a benchmark's counters @p values (name, value), in the order given: one line for what a run reports. */
+inline void set_counters(benchmark::State& state, std::initializer_list<std::pair<const char*, double>> values) {
+    for (const auto& [name, value] : values) state.counters[name] = value;
 }
 
 /** @brief The usual main() of a lab's bench once its own options are handled: runs the registered benchmarks
