@@ -122,7 +122,7 @@ void judge_performance(const CheckDecl& d, const PerfSpec& spec, const PerfResul
         r.details["floor"] = v.details;
         return;
     }
-    // A measurement is graded only when its reference held still and the GPU was ours alone.
+    // A measurement is graded only when its baseline held still and the GPU was ours alone.
     std::vector<std::string> invalid = ctx.run_invalid;
     invalid.insert(invalid.end(), p.invalid.begin(), p.invalid.end());
     if (gpu.tenants)
@@ -181,11 +181,11 @@ CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx
             return r;
         }
     }
-    ctx.reference_id = spec.reference;
-    const ReferenceTiming& alone = ctx.current_reference();
+    ctx.baseline_id = spec.baseline.id;
+    const BaselineTiming& alone = ctx.current_baseline();
     if (!alone.error.empty()) {
         r.status = Status::error;
-        r.message = "its reference (" + alone.what + ") could not be timed before the checks: " + alone.error;
+        r.message = "its baseline (" + alone.what + ") could not be timed before the checks: " + alone.error;
         return r;
     }
     // The clock's throttle reasons when the check starts and when its timing ends (NVML, where it answers).
@@ -201,8 +201,8 @@ CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx
     if (!p.floor.declared() && !p.floor_ms)
         throw std::logic_error("lab definition error: the performance check declares no plausibility floor (set its "
                                "PerfResult::floor: bytes, FLOPs, host bytes, a measured lower bound or a largest ratio)");
-    if (!p.reference_compared)
-        throw std::logic_error("lab definition error: the check did not compare its reference '" + spec.reference +
+    if (!p.baseline_compared)
+        throw std::logic_error("lab definition error: the check did not compare its baseline '" + spec.baseline.id +
                                "' (time it with the helpers of grader/gpu_checks.hpp)");
     r.measured = num(p.ratio) + " " + spec.unit;
     r.message = p.message;
@@ -212,7 +212,7 @@ CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx
     r.details["ratio"] = p.ratio;
     r.details["pass_bar"] = spec.pass_bar;
     r.details["full_bar"] = spec.full_bar;
-    r.details["reference_alone"] = {{"id", spec.reference}, {"what", alone.what}, {"median_ms", alone.median_ms},
+    r.details["baseline_alone"] = {{"id", spec.baseline.id}, {"what", alone.what}, {"median_ms", alone.median_ms},
                                     {"timing", alone.details}};
     if (clocks_before || clocks_after) {
         const auto names = [](const std::optional<std::uint64_t>& m) {
@@ -375,9 +375,11 @@ CheckResult grade_answer(const CheckDecl& decl, const AnswerDecl& answer, const 
     return r;
 }
 
-int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emitter& out) {
-    // --only: the checks named (ids or globs such as 'correct.*'), and the correctness checks their
-    // performance checks require.
+namespace {
+
+// The checks this run grades, in order: the runner's mode's kind (answers or code), and with --only the checks named
+// (ids or globs such as 'correct.*') with the correctness checks their performance checks require.
+std::vector<std::size_t> checks_to_run(const Lab& lab, const RunnerOptions& opts) {
     const std::vector<std::string> patterns = split(opts.only);
     std::set<std::string> only;
     for (const CheckDecl& d : lab.checks())
@@ -396,6 +398,233 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
         if (!only.empty() && !only.count(d.id)) continue;
         order.push_back(i);
     }
+    return order;
+}
+
+// One warning for the keys of the answers file that no question has; if they are questions without their
+// [section] line, it says so.
+void warn_unknown_keys(const Lab& lab, const AnswerSheet& sheet, Emitter& out) {
+    std::set<std::string> declared;
+    for (const CheckDecl& d : lab.checks())
+        if (d.kind == CheckKind::answer) declared.insert(d.id);
+    std::string unknown, header;
+    for (const auto& [key, value] : sheet.values.items()) {
+        if (declared.count(key)) continue;
+        unknown += (unknown.empty() ? "'" : ", '") + key + "'";
+        for (const std::string& d : declared)
+            if (header.empty() && d.size() > key.size() && d.compare(d.size() - key.size(), key.size(), key) == 0 &&
+                d[d.size() - key.size() - 1] == '.')
+                header = d.substr(0, d.size() - key.size() - 1);
+    }
+    if (unknown.empty()) return;
+    out.send({{"type", "warning"},
+              {"message", "unknown key" + std::string(unknown.find(',') != std::string::npos ? "s " : " ") + unknown +
+                              " in " + sheet.file +
+                              (header.empty() ? " (a typo? it is not graded)"
+                                              : " — the [" + header + "] line above them is missing (they are "
+                                                "graded only under it)")}});
+}
+
+// The answers runner: every question of @p order graded from the answers file.
+void run_answers(const Lab& lab, const std::vector<std::size_t>& order, const RunnerOptions& opts, const Context& ctx,
+                 Emitter& out) {
+    const AnswerSheet sheet = read_answer_sheet(opts.answers_file);
+    if (!sheet.parse_error.empty()) out.send({{"type", "warning"}, {"message", "answers file does not parse: " + sheet.parse_error}});
+    warn_unknown_keys(lab, sheet, out);
+    for (std::size_t i : order) {
+        const CheckDecl& d = lab.checks()[i];
+        out.send({{"type", "start"}, {"id", d.id}});
+        CheckResult r;
+        try {
+            r = grade_answer(d, lab.entries()[i].answer, sheet, ctx);
+        } catch (const std::exception& ex) {
+            r = result_for(d);
+            r.status = Status::error;
+            r.message = std::string("answer key failed: ") + ex.what();
+        }
+        out.send({{"type", "result"}, {"result", r}});
+    }
+}
+
+// Before any check (so before the graded code's first call): is the GPU ours, and how fast do the baselines run
+// alone? Only the baselines of the performance checks that will run are timed.
+void check_gpu_and_time_baselines(const Lab& lab, const std::vector<std::size_t>& order, const GpuHooks& gpu,
+                                  Context& ctx) {
+    try {
+        if (gpu.start_checks) ctx.run_invalid = gpu.start_checks(ctx);
+    } catch (const std::exception& ex) {
+        ctx.run_invalid.push_back(std::string("the GPU could not be checked before the first check: ") + ex.what());
+    }
+    for (std::size_t i : order) {
+        if (lab.checks()[i].kind != CheckKind::performance) continue;
+        const Baseline& b = lab.entries()[i].perf.baseline;
+        if (ctx.baselines.count(b.id)) continue;
+        BaselineTiming& t = ctx.baselines[b.id];
+        try {
+            t = b.time_alone(ctx);
+        } catch (const std::exception& ex) {
+            t.error = ex.what();
+        }
+    }
+}
+
+// One code check, run: its result, or ERROR with what it threw; a lost CUDA context sets @p fatal.
+CheckResult run_one_code_check(const Lab& lab, std::size_t i, Context& ctx, const std::map<std::string, Status>& done,
+                               const GpuHooks& gpu, std::string& fatal) {
+    const CheckDecl& d = lab.checks()[i];
+    CheckResult r = result_for(d);
+    const auto check_start = std::chrono::steady_clock::now();
+    try {
+        if (gpu.check_begins) gpu.check_begins();
+        r = run_code_check(d, lab.entries()[i], ctx, done, gpu);
+        // How long the check took on the wall clock (grading time is budgeted per lab: docs/performance-log.md).
+        if (r.details.is_null() || r.details.is_object())
+            r.details["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - check_start).count();
+    } catch (const std::exception& ex) {
+        r = result_for(d);
+        r.status = Status::error;
+        r.message = ex.what();
+        if (auto reason = gpu.fatal_reason ? gpu.fatal_reason(ex) : std::nullopt) {
+            fatal = "the CUDA context was lost in check '" + d.id + "': " + *reason;
+            r.hint = "a sticky CUDA error ends every later GPU call of the process: an out-of-bounds access or a "
+                     "trap in a kernel — or was the device reset, or a buffer freed, by the code under test?";
+        }
+    }
+    return r;
+}
+
+// The code runner's checks of @p order, in turn; after a lost CUDA context, the rest are not run. Returns the exit
+// code (3 after a lost context).
+int run_code_checks(const Lab& lab, const std::vector<std::size_t>& order, const std::string& no_gpu, const GpuHooks& gpu,
+                    Context& ctx, Emitter& out) {
+    std::map<std::string, Status> done;
+    std::string fatal;
+    for (std::size_t i : order) {
+        const CheckDecl& d = lab.checks()[i];
+        CheckResult r = result_for(d);
+        if (!fatal.empty()) {
+            r.status = Status::not_run;
+            r.message = "not run: " + fatal;
+        } else if (!ctx.gpu_available && d.needs_gpu) {
+            r.status = Status::skipped;
+            r.message = "GPU check skipped: " + no_gpu;
+            if (d.kind == CheckKind::performance) r.target = perf_target(lab.entries()[i].perf);
+        } else {
+            out.send({{"type", "start"}, {"id", d.id}});
+            r = run_one_code_check(lab, i, ctx, done, gpu, fatal);
+            done[d.id] = r.status;
+        }
+        out.send({{"type", "result"}, {"result", r}});
+        if (!fatal.empty() && r.status != Status::not_run) out.send({{"type", "fatal"}, {"reason", fatal}});
+    }
+    out.send({{"type", "done"}});
+    return fatal.empty() ? 0 : 3;
+}
+
+// The files a runner started by hand may be given: the graded code's own symbols and the ceilings. False (with
+// the reason on stderr) when the ceilings cannot be read.
+bool read_side_files(RunnerOptions& opts, const std::string& ceilings_file) {
+    if (!opts.own_symbols_file.empty()) {
+        std::ifstream f(opts.own_symbols_file);
+        for (std::string s; std::getline(f, s);)
+            if (!s.empty()) opts.own_symbols.insert(s);
+    }
+    if (ceilings_file.empty()) return true;
+    try {
+        std::ifstream f(ceilings_file);
+        const nlohmann::json j = nlohmann::json::parse(f);
+        opts.ceilings = j.contains("ceilings") ? j["ceilings"] : j;
+        return true;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "runner: unreadable ceilings %s: %s\n", ceilings_file.c_str(), e.what());
+        return false;
+    }
+}
+
+// A profile target alone, under a profiler: no report channel, no checks. What it launched is printed after it,
+// authenticated, for the check that compares it with the graded run (the graded code prints on the same stdout;
+// the launcher that started this run has the key and checks the line).
+int run_profile_target(const std::string& name, void (*register_fn)(Lab&), const RunnerOptions& opts, const GpuHooks& gpu) {
+    if (register_fn == nullptr) return 3;
+    Lab lab(opts.seed);
+    register_fn(lab);
+    const auto it = lab.profile_targets().find(name);
+    if (it == lab.profile_targets().end()) {
+        std::fprintf(stderr, "runner: no profile target '%s'\n", name.c_str());
+        return 2;
+    }
+    if (gpu.profile_begins) gpu.profile_begins();
+    try {
+        it->second();
+    } catch (const std::exception& ex) {
+        std::fprintf(stderr, "runner: profile target '%s' failed: %s\n", name.c_str(), ex.what());
+        return 1;
+    }
+    if (gpu.profile_launches) {
+        const std::string json = gpu.profile_launches().dump();
+        const std::optional<ChannelKey> key = received_channel_key();
+        std::fflush(stdout);
+        std::printf("\nLABS-LAUNCHES %s %s\n", key ? line_mac(*key, 0, json).c_str() : "0000000000000000", json.c_str());
+        std::fflush(stdout);
+    }
+    return 0;
+}
+
+// --which-keys: which numeric questions each of the numbers answers, one line each ("NUMBER KEY").
+void print_which_keys(const std::string& numbers, void (*register_fn)(Lab&), const RunnerOptions& opts) {
+    Lab lab(opts.seed);
+    register_fn(lab);
+    Context ctx;
+    ctx.student = opts.student;
+    ctx.course_seed = opts.course_seed;
+    for (const std::string& text : split(numbers)) {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (end == nullptr || *end != '\0') continue;
+        for (std::size_t i = 0; i < lab.checks().size(); ++i) {
+            const AnswerDecl& a = lab.entries()[i].answer;
+            // A key measured on the GPU has no value here (and a calculator cannot give it away).
+            if (lab.checks()[i].kind != CheckKind::answer || !a.number_key || a.needs_ceilings) continue;
+            if (answers_key(v, a.number_key(ctx), a.rel_tol)) std::printf("%s %s\n", text.c_str(), lab.checks()[i].id.c_str());
+        }
+    }
+}
+
+// A runner the grader starts has nothing on its command line: its parameters came on the key pipe, before any of
+// the graded code was loaded (protocol.hpp). A runner started by hand takes them as options. -1 when parsed, else
+// the exit code (the reason on stderr, or CLI11's help).
+int parse_runner_params(CLI::App& app, int argc, char** argv, RunnerOptions& opts) {
+    nlohmann::json params;
+    try {
+        if (const std::optional<std::string> text = received_run_params(); text && !text->empty()) {
+            params = nlohmann::json::parse(*text);
+            if (argc > 1) {
+                std::fprintf(stderr, "runner: parameters came on the key pipe; the command line must be empty\n");
+                return 2;
+            }
+            std::vector<std::string> args = params.value("args", std::vector<std::string>{});
+            std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
+            app.parse(args);
+            if (params.contains("ceilings")) opts.ceilings = params["ceilings"];
+            for (const std::string& s : params.value("own_symbols", std::vector<std::string>{})) opts.own_symbols.insert(s);
+            opts.hidden = params.value("hidden", std::vector<std::string>{});
+            opts.scratch = params.value("scratch", "");
+        } else {
+            app.parse(argc, argv);
+        }
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "runner: unreadable parameters on the key pipe: %s\n", e.what());
+        return 2;
+    }
+    return -1;
+}
+
+}  // namespace
+
+int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emitter& out) {
+    const std::vector<std::size_t> order = checks_to_run(lab, opts);
     Context ctx;
     ctx.seed = opts.seed;
     ctx.student = opts.student;
@@ -409,47 +638,8 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
     nlohmann::json plan = nlohmann::json::array();
     for (std::size_t i : order) plan.push_back(lab.checks()[i]);
     out.send({{"type", "plan"}, {"checks", plan}});
-    if (opts.plan_only) {
-        out.send({{"type", "done"}});
-        return 0;
-    }
-
-    if (opts.mode == RunnerMode::answers) {
-        const AnswerSheet sheet = read_answer_sheet(opts.answers_file);
-        if (!sheet.parse_error.empty()) out.send({{"type", "warning"}, {"message", "answers file does not parse: " + sheet.parse_error}});
-        std::set<std::string> declared;
-        for (const CheckDecl& d : lab.checks())
-            if (d.kind == CheckKind::answer) declared.insert(d.id);
-        // Unknown keys: one warning, and if they are questions without their [section] line, say so.
-        std::string unknown, header;
-        for (const auto& [key, value] : sheet.values.items()) {
-            if (declared.count(key)) continue;
-            unknown += (unknown.empty() ? "'" : ", '") + key + "'";
-            for (const std::string& d : declared)
-                if (header.empty() && d.size() > key.size() && d.compare(d.size() - key.size(), key.size(), key) == 0 &&
-                    d[d.size() - key.size() - 1] == '.')
-                    header = d.substr(0, d.size() - key.size() - 1);
-        }
-        if (!unknown.empty())
-            out.send({{"type", "warning"},
-                      {"message", "unknown key" + std::string(unknown.find(',') != std::string::npos ? "s " : " ") + unknown +
-                                      " in " + sheet.file +
-                                      (header.empty() ? " (a typo? it is not graded)"
-                                                      : " — the [" + header + "] line above them is missing (they are "
-                                                        "graded only under it)")}});
-        for (std::size_t i : order) {
-            const CheckDecl& d = lab.checks()[i];
-            out.send({{"type", "start"}, {"id", d.id}});
-            CheckResult r;
-            try {
-                r = grade_answer(d, lab.entries()[i].answer, sheet, ctx);
-            } catch (const std::exception& ex) {
-                r = result_for(d);
-                r.status = Status::error;
-                r.message = std::string("answer key failed: ") + ex.what();
-            }
-            out.send({{"type", "result"}, {"result", r}});
-        }
+    if (opts.plan_only || opts.mode == RunnerMode::answers) {
+        if (!opts.plan_only) run_answers(lab, order, opts, ctx, out);
         out.send({{"type", "done"}});
         return 0;
     }
@@ -465,26 +655,7 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
               {"sandbox", opts.prepared.sandbox}, {"sandbox_notes", opts.prepared.sandbox_notes},
               {"sandbox_ms", opts.prepared.sandbox_ms}});
     if (!opts.prepared.error.empty()) out.send({{"type", "warning"}, {"message", opts.prepared.error}});
-    // Before any check (so before the graded code's first call): is the GPU ours, and how fast do the
-    // references run alone? Only the references of the performance checks that will run are timed.
-    if (ctx.gpu_available) {
-        try {
-            if (gpu.start_checks) ctx.run_invalid = gpu.start_checks(ctx);
-        } catch (const std::exception& ex) {
-            ctx.run_invalid.push_back(std::string("the GPU could not be checked before the first check: ") + ex.what());
-        }
-        for (std::size_t i : order) {
-            if (lab.checks()[i].kind != CheckKind::performance) continue;
-            const std::string& id = lab.entries()[i].perf.reference;
-            if (ctx.references.count(id)) continue;
-            ReferenceTiming& t = ctx.references[id];
-            try {
-                t = lab.references().at(id)(ctx);
-            } catch (const std::exception& ex) {
-                t.error = ex.what();
-            }
-        }
-    }
+    if (ctx.gpu_available) check_gpu_and_time_baselines(lab, order, gpu, ctx);
     // Progress of the timing loops, at most twice a second, for a live line on the grader's terminal.
     if (gpu.progress) {
         gpu.progress([&out, last = std::chrono::steady_clock::time_point{}](const std::string& text) mutable {
@@ -494,48 +665,7 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
             out.send({{"type", "progress"}, {"text", text}});
         });
     }
-    std::map<std::string, Status> done;
-    std::string fatal;
-    for (std::size_t i : order) {
-        const CheckDecl& d = lab.checks()[i];
-        CheckResult r = result_for(d);
-        if (!fatal.empty()) {
-            r.status = Status::not_run;
-            r.message = "not run: " + fatal;
-            out.send({{"type", "result"}, {"result", r}});
-            continue;
-        }
-        if (!ctx.gpu_available && d.needs_gpu) {
-            r.status = Status::skipped;
-            r.message = "GPU check skipped: " + no_gpu;
-            if (d.kind == CheckKind::performance) r.target = perf_target(lab.entries()[i].perf);
-            out.send({{"type", "result"}, {"result", r}});
-            continue;
-        }
-        out.send({{"type", "start"}, {"id", d.id}});
-        const auto check_start = std::chrono::steady_clock::now();
-        try {
-            if (gpu.check_begins) gpu.check_begins();
-            r = run_code_check(d, lab.entries()[i], ctx, done, gpu);
-            // How long the check took on the wall clock (grading time is budgeted per lab: docs/performance-log.md).
-            if (r.details.is_null() || r.details.is_object())
-                r.details["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - check_start).count();
-        } catch (const std::exception& ex) {
-            r = result_for(d);
-            r.status = Status::error;
-            r.message = ex.what();
-            if (auto reason = gpu.fatal_reason ? gpu.fatal_reason(ex) : std::nullopt) {
-                fatal = "the CUDA context was lost in check '" + d.id + "': " + *reason;
-                r.hint = "a sticky CUDA error ends every later GPU call of the process: an out-of-bounds access or a "
-                         "trap in a kernel — or was the device reset, or a buffer freed, by the code under test?";
-            }
-        }
-        done[d.id] = r.status;
-        out.send({{"type", "result"}, {"result", r}});
-        if (!fatal.empty()) out.send({{"type", "fatal"}, {"reason", fatal}});
-    }
-    out.send({{"type", "done"}});
-    return fatal.empty() ? 0 : 3;
+    return run_code_checks(lab, order, no_gpu, gpu, ctx, out);
 }
 
 int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&), const GpuHooks& gpu) {
@@ -564,47 +694,8 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
     app.add_option("--which-keys", which_keys,
                    "Print which numeric questions each of these numbers (comma-separated) answers, and stop (the "
                    "grader's calculator uses it to leave graded answers out of its output)");
-    // A runner the grader starts has nothing on its command line: its parameters came on the key pipe, before
-    // any of the graded code was loaded (protocol.hpp). A runner started by hand takes them as options.
-    nlohmann::json params;
-    try {
-        if (const std::optional<std::string> text = received_run_params(); text && !text->empty()) {
-            params = nlohmann::json::parse(*text);
-            if (argc > 1) {
-                std::fprintf(stderr, "runner: parameters came on the key pipe; the command line must be empty\n");
-                return 2;
-            }
-            std::vector<std::string> args = params.value("args", std::vector<std::string>{});
-            std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
-            app.parse(args);
-            if (params.contains("ceilings")) opts.ceilings = params["ceilings"];
-            for (const std::string& s : params.value("own_symbols", std::vector<std::string>{})) opts.own_symbols.insert(s);
-            opts.hidden = params.value("hidden", std::vector<std::string>{});
-            opts.scratch = params.value("scratch", "");
-        } else {
-            app.parse(argc, argv);
-        }
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "runner: unreadable parameters on the key pipe: %s\n", e.what());
-        return 2;
-    }
-    if (!opts.own_symbols_file.empty()) {
-        std::ifstream f(opts.own_symbols_file);
-        for (std::string s; std::getline(f, s);)
-            if (!s.empty()) opts.own_symbols.insert(s);
-    }
-    if (!ceilings_file.empty()) {
-        try {
-            std::ifstream f(ceilings_file);
-            const nlohmann::json j = nlohmann::json::parse(f);
-            opts.ceilings = j.contains("ceilings") ? j["ceilings"] : j;
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "runner: unreadable ceilings %s: %s\n", ceilings_file.c_str(), e.what());
-            return 2;
-        }
-    }
+    if (const int code = parse_runner_params(app, argc, argv, opts); code >= 0) return code;
+    if (!read_side_files(opts, ceilings_file)) return 2;
     // The code runner's sandbox, observer and graded code, in that order (GpuHooks::prepare).
     if (gpu.prepare) {
         opts.prepared = gpu.prepare(opts);
@@ -614,33 +705,7 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
         }
     }
     if (register_fn == nullptr && opts.prepared.register_checks) register_fn = opts.prepared.register_checks;
-    if (!profile_target.empty()) {  // alone, under a profiler: no report channel, no checks
-        if (register_fn == nullptr) return 3;
-        Lab lab(opts.seed);
-        register_fn(lab);
-        const auto it = lab.profile_targets().find(profile_target);
-        if (it == lab.profile_targets().end()) {
-            std::fprintf(stderr, "runner: no profile target '%s'\n", profile_target.c_str());
-            return 2;
-        }
-        if (gpu.profile_begins) gpu.profile_begins();
-        try {
-            it->second();
-        } catch (const std::exception& ex) {
-            std::fprintf(stderr, "runner: profile target '%s' failed: %s\n", profile_target.c_str(), ex.what());
-            return 1;
-        }
-        // What it launched, for the check that compares it with the graded run: authenticated, since the graded
-        // code prints on the same stdout (the launcher that started this run has the key and checks the line).
-        if (gpu.profile_launches) {
-            const std::string json = gpu.profile_launches().dump();
-            const std::optional<ChannelKey> key = received_channel_key();
-            std::fflush(stdout);
-            std::printf("\nLABS-LAUNCHES %s %s\n", key ? line_mac(*key, 0, json).c_str() : "0000000000000000", json.c_str());
-            std::fflush(stdout);
-        }
-        return 0;
-    }
+    if (!profile_target.empty()) return run_profile_target(profile_target, register_fn, opts, gpu);
     std::FILE* out = stdout;
     if (report_fd >= 0) out = fdopen(report_fd, "w");
     else if (!report_file.empty()) out = std::fopen(report_file.c_str(), "w");
@@ -650,23 +715,7 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
     }
     Emitter emitter(out);
     if (!which_keys.empty()) {
-        Lab lab(opts.seed);
-        register_fn(lab);
-        Context ctx;
-        ctx.student = opts.student;
-        ctx.course_seed = opts.course_seed;
-        for (const std::string& text : split(which_keys)) {
-            char* end = nullptr;
-            const double v = std::strtod(text.c_str(), &end);
-            if (end == nullptr || *end != '\0') continue;
-            for (std::size_t i = 0; i < lab.checks().size(); ++i) {
-                const AnswerDecl& a = lab.entries()[i].answer;
-                // A key measured on the GPU has no value here (and a calculator cannot give it away).
-                if (lab.checks()[i].kind != CheckKind::answer || !a.number_key || a.needs_ceilings) continue;
-                if (answers_key(v, a.number_key(ctx), a.rel_tol))
-                    std::printf("%s %s\n", text.c_str(), lab.checks()[i].id.c_str());
-            }
-        }
+        print_which_keys(which_keys, register_fn, opts);
         return 0;
     }
     try {
