@@ -85,6 +85,14 @@ std::uint64_t secret_draw() {
     return (std::uint64_t(device()) << 32) ^ device() ^ (std::uint64_t(device()) << 17);
 }
 
+std::function<CorrectnessResult(Context&)> observed(std::function<CorrectnessResult(Context&)> check) {
+    return [check = std::move(check)](Context& ctx) {
+        CorrectnessResult r;
+        if (r.skipped = observation_skip(); !r.skipped.empty()) return r;
+        return check(ctx);
+    };
+}
+
 Observation observe_graded(const Enqueue& enqueue) {
     cudaStream_t stream = nullptr;
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -217,7 +225,7 @@ void judge_observation(const Context& ctx, const Observation& seen, PerfResult& 
     for (const ObservedCopy& c : seen.copies)
         (c.graded ? graded : grader).push_back({c.start, c.end, std::string(c.is_memset ? "memset" : "copy ") +
                                                                      (c.is_memset ? "" : to_string(c.kind))});
-    for (const auto& [a, b] : trusted_spans) grader.push_back({a, b, "the grader's reference run"});
+    for (const auto& [a, b] : trusted_spans) grader.push_back({a, b, "the grader's baseline run"});
     std::sort(grader.begin(), grader.end(), [](const Span& x, const Span& y) { return x.start < y.start; });
     for (const Span& g : graded) {
         // The first grader span that overlaps g by more than a microsecond (clocks of two engines).
@@ -323,7 +331,7 @@ RotationRun time_rotation(const SetEnqueue& baseline, const Rotation& work, cons
     };
     RotationRun run;
     Observer& observer = Observer::instance();
-    // The reference's kernels, seen once in full (its run is the grader's): in the lean timed loop, where the launch
+    // The baseline's kernels, seen once in full (its run is the grader's): in the lean timed loop, where the launch
     // calls are not watched one by one (what they cost would be timed), every other kernel is the graded code's.
     {
         const Observation ref = observe_grader([&](cudaStream_t s) { baseline(0, s); });
@@ -357,21 +365,23 @@ RotationRun time_rotation(const SetEnqueue& baseline, const Rotation& work, cons
 }
 
 // What every rotation-timed result carries.
-void finish_rotation(const Context& ctx, const RotationRun& run, PerfResult& r) {
+void finish_rotation(const Context& ctx, const Baseline& baseline, const RotationRun& run, PerfResult& r) {
     r.wrong_result = run.wrong;
     r.details["verified_calls"] = run.verified;
-    compare_reference(ctx, run.ab.a, r);
+    compare_baseline(ctx, baseline, run.ab.a, r);
     judge_observation(ctx, run.seen, r);
 }
 
 }  // namespace
 
-PerfResult fraction_of_copy_bandwidth(const Context& ctx, const Rotation& work, double bytes_moved,
+PerfResult fraction_of_copy_bandwidth(const Context& ctx, const CopyBaseline& copy_baseline, const Rotation& work,
                                       const std::string& label) {
+    require_current_baseline(ctx, copy_baseline.baseline);
+    const double bytes_moved = copy_baseline.bytes_moved;
     PerfResult r;
     if (const std::string why = observation_skip(); !why.empty()) {
         r.skipped = why;
-        r.reference_compared = true;
+        r.baseline_compared = true;
         return r;
     }
     const auto copy_bytes = static_cast<std::size_t>(bytes_moved / 2);
@@ -392,41 +402,43 @@ PerfResult fraction_of_copy_bandwidth(const Context& ctx, const Rotation& work, 
                           ab.b.count);
     r.details = {{"work", ab.b}, {"copy", ab.a}, {"bytes_moved", bytes_moved}, {"work_gbps", gbps}, {"copy_gbps", copy_gbps}};
     if (const auto start = ctx.ceiling("d2d_copy_gbps")) r.details["copy_gbps_at_start_of_run"] = *start;
-    finish_rotation(ctx, run, r);
+    finish_rotation(ctx, copy_baseline.baseline, run, r);
     return r;
 }
 
-void compare_reference(const Context& ctx, const TimingResult& inside, PerfResult& r) {
-    const ReferenceTiming& alone = ctx.current_reference();
-    r.reference_compared = true;
+void compare_baseline(const Context& ctx, const Baseline& baseline, const TimingResult& inside, PerfResult& r) {
+    require_current_baseline(ctx, baseline);
+    const BaselineTiming& alone = ctx.current_baseline();
+    r.baseline_compared = true;
     const double drift = alone.median_ms > 0 ? inside.median_ms / alone.median_ms : 0.0;
-    r.details["reference_drift"] = drift;
-    r.details["reference_alone_ms"] = alone.median_ms;
-    r.details["reference_tolerance"] = ctx.reference_tolerance;
-    if (drift > 1 + ctx.reference_tolerance)
-        r.invalid.push_back(strprintf("%s (the reference) ran %s inside this check than when timed alone before the "
+    r.details["baseline_drift"] = drift;
+    r.details["baseline_alone_ms"] = alone.median_ms;
+    r.details["baseline_tolerance"] = ctx.baseline_tolerance;
+    if (drift > 1 + ctx.baseline_tolerance)
+        r.invalid.push_back(strprintf("%s (the baseline) ran %s inside this check than when timed alone before the "
                                       "first check (%.4g ms vs %.4g ms; tolerance %.0f%%): work left running by "
                                       "the code under test, or another process on this GPU?",
                                       alone.what.c_str(), how_much_slower(drift).c_str(), inside.median_ms,
-                                      alone.median_ms, 100 * ctx.reference_tolerance));
+                                      alone.median_ms, 100 * ctx.baseline_tolerance));
 }
 
-PerfResult speedup_over(const Context& ctx, const SetEnqueue& baseline, const Rotation& work, double floor_bytes,
-                        const std::string& label) {
+PerfResult speedup_over(const Context& ctx, const Baseline& baseline, const SetEnqueue& run_baseline,
+                        const Rotation& work, double floor_bytes, const std::string& label) {
+    require_current_baseline(ctx, baseline);
     PerfResult r;
     if (const std::string why = observation_skip(); !why.empty()) {
         r.skipped = why;
-        r.reference_compared = true;
+        r.baseline_compared = true;
         return r;
     }
-    const RotationRun run = time_rotation(baseline, work, label);
+    const RotationRun run = time_rotation(run_baseline, work, label);
     const AbResult& ab = run.ab;
     r.ratio = ab.ratio;
     r.time_ms = ab.b.median_ms;
     r.floor.bytes = floor_bytes;
     r.message = strprintf("%.4g ms vs baseline %.4g ms (interleaved, L2 flushed)", ab.b.median_ms, ab.a.median_ms);
     r.details = {{"work", ab.b}, {"baseline", ab.a}};
-    finish_rotation(ctx, run, r);
+    finish_rotation(ctx, baseline, run, r);
     return r;
 }
 
@@ -508,30 +520,35 @@ AbResult time_host_ab(const Context& ctx, const std::function<void()>& a, const 
     return ab;
 }
 
-ReferenceTiming reference_alone(const std::string& what, const SetEnqueue& run, int sets, const std::string& label,
+BaselineTiming baseline_alone(const std::string& what, const SetEnqueue& run, int sets, const std::string& label,
                                 double hold_us) {
     const int n = std::max(1, sets);
     int calls = 0;
     TimingOptions o = grading_timing(label);
     o.hold_us = hold_us;
     const TimingResult t = time_region([&](cudaStream_t s) { run(calls++ % n, s); }, o);
-    ReferenceTiming r;
+    BaselineTiming r;
     r.what = what;
     r.median_ms = t.median_ms;
     r.details = t;
     return r;
 }
 
-std::function<ReferenceTiming(Context&)> copy_reference(double bytes_moved) {
-    return [bytes_moved](Context&) {
+CopyBaseline copy_baseline(double bytes_moved) {
+    CopyBaseline b;
+    b.bytes_moved = bytes_moved;
+    b.baseline.id = "copy";
+    b.baseline.what = strprintf("the D2D copy (%.4g MiB moved)", bytes_moved / double(1 << 20));
+    b.baseline.time_alone = [bytes_moved, what = b.baseline.what](Context&) {
         const auto copy_bytes = static_cast<std::size_t>(bytes_moved / 2);
         DeviceBuffer<unsigned char> src(copy_bytes), dst(copy_bytes);
         src.zero();
         dst.zero();
-        return reference_alone("the D2D copy", [&](int, cudaStream_t s) {
+        return baseline_alone(what, [&](int, cudaStream_t s) {
             CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), copy_bytes, cudaMemcpyDeviceToDevice, s));
-        }, 1, "reference alone: D2D copy");
+        }, 1, "baseline alone: D2D copy");
     };
+    return b;
 }
 
 std::vector<std::string> gpu_tenants() {
@@ -583,7 +600,7 @@ std::vector<std::string> gpu_start_checks(const Context& ctx) {
     const auto bytes = ctx.ceiling("d2d_copy_bytes");
     if (at_start && bytes && *at_start > 0 && *bytes > 0) {
         const double now = measure_copy_bandwidth_gbps(static_cast<std::size_t>(*bytes));
-        if (*at_start / now > 1 + ctx.reference_tolerance)
+        if (*at_start / now > 1 + ctx.baseline_tolerance)
             out.push_back(strprintf("before the first check of this lab, a D2D copy ran %s than the grader measured "
                                     "at the start of the run, in a process without graded code (%.0f GB/s vs %.0f "
                                     "GB/s): work started when the graded code was loaded, or another process on "

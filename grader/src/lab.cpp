@@ -102,11 +102,11 @@ std::uint64_t derive_seed(std::uint64_t seed, std::string_view salt) noexcept { 
 
 std::uint64_t Context::seed_for(std::string_view salt) const { return derive_seed(seed, salt); }
 
-const ReferenceTiming& Context::current_reference() const {
-    const auto it = references.find(reference_id);
-    if (reference_id.empty() || it == references.end())
-        throw std::logic_error("lab definition error: the performance check's reference '" + reference_id +
-                               "' was not timed before the checks (Lab::reference, PerfSpec::reference)");
+const BaselineTiming& Context::current_baseline() const {
+    const auto it = baselines.find(baseline_id);
+    if (baseline_id.empty() || it == baselines.end())
+        throw std::logic_error("lab definition error: the performance check's baseline '" + baseline_id +
+                               "' was not timed before the checks (PerfSpec::baseline)");
     return it->second;
 }
 
@@ -143,11 +143,6 @@ void Lab::number_for_case(std::string case_name, std::string key, std::string qu
         return fn(ctx.case_values(case_name, params));
     };
     add({key, key, CheckKind::answer, points, false}, std::move(e));
-}
-
-void Lab::reference(std::string id, std::function<ReferenceTiming(Context&)> time_alone) {
-    if (id.empty() || references_.count(id)) throw std::logic_error("reference '" + id + "' is empty or declared twice");
-    references_.emplace(std::move(id), std::move(time_alone));
 }
 
 void Lab::add(CheckDecl d, Entry e) {
@@ -219,13 +214,37 @@ void Lab::performance(std::string id, std::string title, double points, PerfSpec
                       std::function<PerfResult(Context&)> fn) {
     if (!(spec.full_bar > spec.pass_bar) || spec.pass_bar <= 0)
         throw std::logic_error("performance check '" + id + "' needs 0 < pass_bar < full_bar");
-    if (!references_.count(spec.reference))
-        throw std::logic_error("performance check '" + id + "' names the reference '" + spec.reference +
-                               "', which is not declared (Lab::reference, before the check)");
+    const Baseline& b = spec.baseline;
+    if (b.id.empty() || b.what.empty() || !b.time_alone)
+        throw std::logic_error("performance check '" + id + "' needs a baseline with an id, a description and a timing");
+    if (const auto it = baselines_.find(b.id); it == baselines_.end())
+        baselines_.emplace(b.id, b);
+    else if (it->second.what != b.what)
+        throw std::logic_error("performance check '" + id + "': the baseline '" + b.id + "' is " + it->second.what +
+                               " in an earlier check and " + b.what + " here (one id, one baseline)");
     Entry e;
     e.perf = std::move(spec);
     e.performance = std::move(fn);
     add({std::move(id), std::move(title), CheckKind::performance, points, true}, std::move(e));
+}
+
+CorrectnessResult pass(CorrectnessResult r, std::string message) {
+    r.passed = true;
+    r.message = std::move(message);
+    return r;
+}
+
+CorrectnessResult fail(CorrectnessResult r, std::string message, std::string hint) {
+    r.passed = false;
+    r.message = std::move(message);
+    r.hint = std::move(hint);
+    return r;
+}
+
+void require_current_baseline(const Context& ctx, const Baseline& b) {
+    if (ctx.baseline_id != b.id)
+        throw std::logic_error("lab definition error: the check times the baseline '" + b.id + "' (" + b.what +
+                               ") but declares '" + ctx.baseline_id + "' in its PerfSpec");
 }
 
 double perf_credit(double ratio, double pass_bar, double full_bar) noexcept {

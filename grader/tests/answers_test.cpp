@@ -215,23 +215,28 @@ std::map<std::string, nlohmann::json> run_code(const Lab& lab, const GpuHooks& g
     return results;
 }
 
-// A lab with one correctness check and one performance check against the reference "ref", which the
+// A baseline "base" that counts its timings alone (when given a counter) and takes 2 ms.
+Baseline fixed_baseline(int* timings = nullptr, std::string id = "base", std::string what = "the baseline") {
+    return {std::move(id), std::move(what), [timings](Context&) {
+                if (timings != nullptr) ++*timings;
+                return BaselineTiming{"the baseline", 2.0, {}, ""};
+            }};
+}
+
+// A lab with one correctness check and one performance check against the baseline "base", which the
 // check compares (or, when told, not) and which reports what the timing helpers would find.
-Lab perf_lab(std::vector<std::string> invalid, bool compare = true, int* reference_timings = nullptr) {
+Lab perf_lab(std::vector<std::string> invalid, bool compare = true, int* baseline_timings = nullptr) {
     Lab lab;
     lab.correctness("correct.x", "x", 1, [](Context&) { return CorrectnessResult{true, "ok", "", {}, "", ""}; });
-    lab.reference("ref", [reference_timings](Context&) {
-        if (reference_timings != nullptr) ++*reference_timings;
-        return ReferenceTiming{"the reference", 2.0, {}, ""};
-    });
-    const PerfSpec spec{.requires_check = "correct.x", .pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .reference = "ref"};
+    const PerfSpec spec{.requires_check = "correct.x", .pass_bar = 1.0, .full_bar = 2.0, .unit = "x",
+                        .baseline = fixed_baseline(baseline_timings)};
     lab.performance("perf.x", "x fast", 4, spec, [invalid, compare](Context& ctx) {
         PerfResult r;
         r.ratio = 3.0;
         r.message = "measured";
         r.floor.max_ratio = 100;  // every performance check declares a floor
         r.invalid = invalid;
-        r.reference_compared = compare && ctx.current_reference().median_ms == 2.0;
+        r.baseline_compared = compare && ctx.current_baseline().median_ms == 2.0;
         return r;
     });
     return lab;
@@ -247,14 +252,14 @@ GpuHooks pretend_gpu(std::vector<std::string> at_start = {}, std::vector<std::st
 
 }  // namespace
 
-TEST_CASE("A measurement whose reference moved, or on a shared GPU, is INVALID with 0 points", "[runner][invalid]") {
+TEST_CASE("A measurement whose baseline moved, or on a shared GPU, is INVALID with 0 points", "[runner][invalid]") {
     SECTION("clean: graded") {
         auto r = run_code(perf_lab({}), pretend_gpu());
         CHECK(r["perf.x"]["status"] == "pass");
-        CHECK(r["perf.x"]["details"]["reference_alone"]["median_ms"] == 2.0);
+        CHECK(r["perf.x"]["details"]["baseline_alone"]["median_ms"] == 2.0);
     }
-    SECTION("the helpers saw the reference slow down") {
-        auto r = run_code(perf_lab({"the reference ran 38% slower"}), pretend_gpu());
+    SECTION("the helpers saw the baseline slow down") {
+        auto r = run_code(perf_lab({"the baseline ran 38% slower"}), pretend_gpu());
         CHECK(r["perf.x"]["status"] == "invalid");
         CHECK(r["perf.x"]["points"] == 0);
         CHECK(r["perf.x"]["message"].get<std::string>().find("38% slower") != std::string::npos);
@@ -267,12 +272,12 @@ TEST_CASE("A measurement whose reference moved, or on a shared GPU, is INVALID w
         CHECK(b["perf.x"]["status"] == "invalid");
         CHECK(b["perf.x"]["details"]["invalid_reasons"][0] == "another process uses this GPU: pid 8");
     }
-    SECTION("a check that never compared its reference is a lab definition error, not a grade") {
+    SECTION("a check that never compared its baseline is a lab definition error, not a grade") {
         auto r = run_code(perf_lab({}, false), pretend_gpu());
         CHECK(r["perf.x"]["status"] == "error");
-        CHECK(r["perf.x"]["message"].get<std::string>().find("did not compare its reference") != std::string::npos);
+        CHECK(r["perf.x"]["message"].get<std::string>().find("did not compare its baseline") != std::string::npos);
     }
-    SECTION("--only runs the required correctness check too, and times only the references it needs") {
+    SECTION("--only runs the required correctness check too, and times only the baselines it needs") {
         int timings = 0;
         auto r = run_code(perf_lab({}, true, &timings), pretend_gpu(), "perf.x");
         CHECK(r.count("correct.x") == 1);
@@ -285,10 +290,28 @@ TEST_CASE("A measurement whose reference moved, or on a shared GPU, is INVALID w
     }
 }
 
-TEST_CASE("A performance check must name a declared reference", "[runner][invalid]") {
+TEST_CASE("A performance check declares one whole baseline; one id names one baseline", "[runner][invalid]") {
     Lab lab;
-    const PerfSpec spec{.requires_check = "", .pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .reference = "nope"};
-    CHECK_THROWS_AS(lab.performance("perf.x", "x", 1, spec, [](Context&) { return PerfResult{}; }), std::logic_error);
+    const auto none = [](Context&) { return PerfResult{}; };
+    PerfSpec spec{.requires_check = "", .pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .baseline = {}};
+    CHECK_THROWS_AS(lab.performance("perf.none", "x", 1, spec, none), std::logic_error);
+    spec.baseline = fixed_baseline();
+    spec.baseline.time_alone = nullptr;
+    CHECK_THROWS_AS(lab.performance("perf.untimed", "x", 1, spec, none), std::logic_error);
+    spec.baseline = fixed_baseline();
+    lab.performance("perf.a", "x", 1, spec, none);
+    lab.performance("perf.b", "x", 1, spec, none);  // the same baseline again: timed once
+    CHECK(lab.baselines().size() == 1);
+    spec.baseline = fixed_baseline(nullptr, "base", "another workload");
+    CHECK_THROWS_AS(lab.performance("perf.c", "x", 1, spec, none), std::logic_error);
+}
+
+TEST_CASE("The timing helpers refuse a baseline other than the check's", "[runner][invalid]") {
+    Context ctx;
+    ctx.baseline_id = "base";
+    ctx.baselines["base"] = BaselineTiming{"the baseline", 2.0, {}, ""};
+    CHECK_NOTHROW(require_current_baseline(ctx, fixed_baseline()));
+    CHECK_THROWS_AS(require_current_baseline(ctx, fixed_baseline(nullptr, "other")), std::logic_error);
 }
 
 TEST_CASE("A wrong number that looks like a common slip gets a hint, never the key", "[answers][slips]") {
@@ -401,12 +424,11 @@ TEST_CASE("A profile target is declared once, by a name", "[runner][profile]") {
 
 TEST_CASE("A performance check that declares no plausibility floor is a lab definition error", "[runner][plausibility]") {
     Lab lab;
-    lab.reference("ref", [](Context&) { return ReferenceTiming{"the reference", 2.0, {}, ""}; });
-    const PerfSpec spec{.requires_check = "", .pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .reference = "ref"};
+    const PerfSpec spec{.requires_check = "", .pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .baseline = fixed_baseline()};
     lab.performance("perf.x", "x fast", 4, spec, [](Context&) {
         PerfResult r;
         r.ratio = 3.0;
-        r.reference_compared = true;
+        r.baseline_compared = true;
         return r;
     });
     const auto r = run_code(lab, pretend_gpu());
@@ -416,15 +438,14 @@ TEST_CASE("A performance check that declares no plausibility floor is a lab defi
 
 TEST_CASE("A ratio past its declared bound is SUSPICIOUS, with the bound named", "[runner][plausibility]") {
     Lab lab;
-    lab.reference("ref", [](Context&) { return ReferenceTiming{"the reference", 2.0, {}, ""}; });
-    const PerfSpec spec{.requires_check = "", .pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .reference = "ref"};
+    const PerfSpec spec{.requires_check = "", .pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .baseline = fixed_baseline()};
     lab.performance("perf.x", "x fast", 4, spec, [](Context&) {
         PerfResult r;
         r.ratio = 3.0;
         r.time_ms = 1.0;
         r.floor.max_ratio = 2.5;
         r.floor.max_what = "no pipeline beats its own lower bound";
-        r.reference_compared = true;
+        r.baseline_compared = true;
         return r;
     });
     const auto r = run_code(lab, pretend_gpu());

@@ -42,8 +42,8 @@ for ok, what in verdicts:
     print(("ok   " if ok else "FAIL ") + what)
 d = perf.get("details", {})
 print("measured under load: ratio %s, copy %s GB/s (alone before the checks: %s ms, inside: %s ms, drift %s), "
-      "start of run %s GB/s" % (d.get("ratio"), d.get("copy_gbps"), d.get("reference_alone_ms"),
-                                 d.get("copy", {}).get("median_ms"), d.get("reference_drift"),
+      "start of run %s GB/s" % (d.get("ratio"), d.get("copy_gbps"), d.get("baseline_alone_ms"),
+                                 d.get("copy", {}).get("median_ms"), d.get("baseline_drift"),
                                  d.get("copy_gbps_at_start_of_run")))
 sys.exit(0 if all(ok for ok, _ in verdicts) else 1)
 PY

@@ -49,15 +49,15 @@ std::map<std::string, nlohmann::json> run_code(const Lab& lab, const GpuHooks& g
 // A lab with one performance check whose timings are @p work (the graded code's) and a converged baseline.
 Lab timed_lab(const nlohmann::json& work, bool wrong_result = false) {
     Lab lab;
-    lab.reference("ref", [](Context&) { return ReferenceTiming{"the reference", 2.0, timing(true), ""}; });
-    const PerfSpec spec{.requires_check = "", .pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .reference = "ref"};
+    const Baseline base{"base", "the baseline", [](Context&) { return BaselineTiming{"the baseline", 2.0, timing(true), ""}; }};
+    const PerfSpec spec{.requires_check = "", .pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .baseline = base};
     lab.performance("perf.x", "x fast", 4, spec, [work, wrong_result](Context&) {
         PerfResult r;
         r.ratio = 3.0;
         r.message = "measured";
         r.floor.max_ratio = 100;  // every performance check declares a floor
         r.details = {{"work", work}, {"baseline", timing(true)}};
-        r.reference_compared = true;
+        r.baseline_compared = true;
         if (wrong_result) r.wrong_result = "timed run 3 of 40 produced a wrong result";
         return r;
     });
@@ -86,9 +86,9 @@ TEST_CASE("A timing that did not converge is noted, with where it is and how far
 
     // At any depth (a variant's details, the reference timed alone), every one named.
     const auto deep = unconverged_timing_note(
-        {{"v2", {{"work", timing(false, 0.02, 300)}}}, {"reference_alone", {{"timing", timing(false, 0.011, 120)}}}});
+        {{"v2", {{"work", timing(false, 0.02, 300)}}}, {"baseline_alone", {{"timing", timing(false, 0.011, 120)}}}});
     REQUIRE(deep);
-    CHECK(deep->about == std::vector<std::string>{"reference_alone.timing", "v2.work"});
+    CHECK(deep->about == std::vector<std::string>{"baseline_alone.timing", "v2.work"});
     CHECK(contains(deep->note, "v2.work: median ±2% after 300 runs"));
 }
 

@@ -442,11 +442,9 @@ CorrectnessResult check_pinned(Context& ctx) {
                  "run() only enqueues copies, kernels and events";
         return r;
     }
-    r.passed = true;
-    r.message = strprintf("input() and output() are pinned host memory, the same before and after run(); no allocation "
-                          "observed in %zu runs",
-                          a.runs);
-    return r;
+    return pass(std::move(r), strprintf("input() and output() are pinned host memory, the same before and after run(); no allocation "
+                                        "observed in %zu runs",
+                                        a.runs));
 }
 
 // The three stages of one call of n elements (copy in from pinned memory, the kernel, copy out to pinned
@@ -645,7 +643,6 @@ SerialPath time_serial_path(Context& ctx) {
 
 CorrectnessResult check_clocks(Context& ctx) {
     CorrectnessResult r;
-    if (r.skipped = observation_skip(); !r.skipped.empty()) return r;
     const ClockRun big = run_clocks(ctx, kTimedElements), tiny = run_clocks(ctx, kTinyCall);
     // One call on one stream is the serial path: its device time is its three stages, end to end.
     const models::StreamStages stages = time_stages(kTimedElements, kCheckIters);
@@ -759,7 +756,6 @@ WatchRun watch_once(HangDemo& demo, const std::vector<Watched>& items, bool hang
 
 CorrectnessResult check_watchdog(Context&) {
     CorrectnessResult r;
-    if (r.skipped = observation_skip(); !r.skipped.empty()) return r;
     HangDemo demo;
     const std::uint64_t secret = secret_draw();
     const auto tag = [&](std::uint64_t i) { return strprintf(" %04x", unsigned(random_bits(secret, i) & 0xffffu)); };
@@ -794,65 +790,55 @@ CorrectnessResult check_watchdog(Context&) {
     const std::string poll = "never block on a stream or an event (cudaStreamSynchronize, cudaEventSynchronize): poll with "
                              "cudaStreamQuery / cudaEventQuery until the deadline";
     if (!hung.in_time) {
-        r.message = strprintf("on the hanging program, watch() returned only after the grader released the hang (%.0f ms; "
-                              "deadline %.0f ms)",
-                              hung.took_ms, d);
-        r.hint = poll;
-        return r;
+        return fail(std::move(r), strprintf("on the hanging program, watch() returned only after the grader released the hang (%.0f ms; "
+                                            "deadline %.0f ms)",
+                                            hung.took_ms, d),
+                    poll);
     }
     if (hung.blocking > 0) {
-        r.message = "on the hanging program, watch() blocked in " + hung.blocked_in;
-        r.hint = poll;
-        return r;
+        return fail(std::move(r), "on the hanging program, watch() blocked in " + hung.blocked_in,
+                    poll);
     }
     if (hung.took_ms < 0.97 * d || hung.took_ms > d + 250) {
-        r.message = strprintf("on the hanging program, watch() returned after %.0f ms (the grader's clock; it reported "
-                              "%.0f ms); the deadline was %.0f ms",
-                              hung.took_ms, hung.rep.waited_ms, d);
-        r.hint = "keep polling until the deadline has passed on your own clock (std::chrono::steady_clock), then stop";
-        return r;
+        return fail(std::move(r), strprintf("on the hanging program, watch() returned after %.0f ms (the grader's clock; it reported "
+                                            "%.0f ms); the deadline was %.0f ms",
+                                            hung.took_ms, hung.rep.waited_ms, d),
+                    "keep polling until the deadline has passed on your own clock (std::chrono::steady_clock), then stop");
     }
     if (std::abs(hung.rep.waited_ms - hung.took_ms) > 20) {
-        r.message = strprintf("on the hanging program, watch() reported waiting %.0f ms; the grader timed it at %.0f ms",
-                              hung.rep.waited_ms, hung.took_ms);
-        r.hint = "waited_ms is how long watch() waited: from its start until it gave up";
-        return r;
+        return fail(std::move(r), strprintf("on the hanging program, watch() reported waiting %.0f ms; the grader timed it at %.0f ms",
+                                            hung.rep.waited_ms, hung.took_ms),
+                    "waited_ms is how long watch() waited: from its start until it gave up");
     }
     if (hung.rep.finished || hung.rep.unfinished != hung.unfinished) {
-        r.message = "on the hanging program, watch() reported " +
-                    std::string(hung.rep.finished ? "finished" : "unfinished: " + names(hung.rep.unfinished)) +
-                    "; the grader's own queries right after it returned found unfinished: " + names(hung.unfinished);
-        r.hint = "cudaErrorNotReady from a query means still running; report each item that never completed, by the name "
-                 "it was given, in the order given";
-        return r;
+        return fail(std::move(r), "on the hanging program, watch() reported " +
+                                  std::string(hung.rep.finished ? "finished" : "unfinished: " + names(hung.rep.unfinished)) +
+                                  "; the grader's own queries right after it returned found unfinished: " + names(hung.unfinished),
+                    "cudaErrorNotReady from a query means still running; report each item that never completed, by the name "
+                    "it was given, in the order given");
     }
     if (hung.queries < items.size() || hung.last_query_ms < 0.9 * d) {
-        r.message = strprintf("on the hanging program, watch() made %zu queries, the last %.0f ms after it began (deadline "
-                              "%.0f ms)",
-                              hung.queries, hung.last_query_ms, d);
-        r.hint = "query every item that has not completed, again and again, until the deadline";
-        return r;
+        return fail(std::move(r), strprintf("on the hanging program, watch() made %zu queries, the last %.0f ms after it began (deadline "
+                                            "%.0f ms)",
+                                            hung.queries, hung.last_query_ms, d),
+                    "query every item that has not completed, again and again, until the deadline");
     }
     const double fixed_limit = 0.5 * fixed.deadline_ms;
     if (!fixed.in_time || fixed.blocking > 0 || !fixed.rep.finished || !fixed.rep.unfinished.empty() ||
         fixed.took_ms > fixed_limit) {
-        r.message = strprintf("on the fixed program, watch() reported %s after %.0f ms (deadline %.0f ms%s)",
-                              fixed.rep.finished ? "finished" : ("unfinished: " + names(fixed.rep.unfinished)).c_str(),
-                              fixed.took_ms, fixed.deadline_ms, fixed.blocking > 0 ? ("; it blocked in " + fixed.blocked_in).c_str() : "");
-        r.hint = "return as soon as everything has completed";
-        return r;
+        return fail(std::move(r), strprintf("on the fixed program, watch() reported %s after %.0f ms (deadline %.0f ms%s)",
+                                            fixed.rep.finished ? "finished" : ("unfinished: " + names(fixed.rep.unfinished)).c_str(),
+                                            fixed.took_ms, fixed.deadline_ms, fixed.blocking > 0 ? ("; it blocked in " + fixed.blocked_in).c_str() : ""),
+                    "return as soon as everything has completed");
     }
     if (!fixed.unfinished.empty()) {
-        r.message = "on the fixed program, watch() reported finished, but the grader's own queries right after it returned "
-                    "found still running: " + names(fixed.unfinished);
-        r.hint = "finished means every item's query answered cudaSuccess";
-        return r;
+        return fail(std::move(r), "on the fixed program, watch() reported finished, but the grader's own queries right after it returned "
+                                  "found still running: " + names(fixed.unfinished),
+                    "finished means every item's query answered cudaSuccess");
     }
-    r.passed = true;
-    r.message = strprintf("hanging program: unfinished %s after %.0f ms (deadline %.0f ms, the grader's clock); fixed "
-                          "program: finished after %.1f ms",
-                          names(hung.rep.unfinished).c_str(), hung.took_ms, d, fixed.took_ms);
-    return r;
+    return pass(std::move(r), strprintf("hanging program: unfinished %s after %.0f ms (deadline %.0f ms, the grader's clock); fixed "
+                                        "program: finished after %.1f ms",
+                                        names(hung.rep.unfinished).c_str(), hung.took_ms, d, fixed.took_ms));
 }
 
 // ---- time ---------------------------------------------------------------------------------------------
@@ -929,7 +915,7 @@ struct TimedPaths {
     }
 };
 
-// The reference the timed checks compare against what they measured alone: a 64 MiB copy from pinned
+// The baseline the timed checks compare against what they measured alone: a 64 MiB copy from pinned
 // memory, timed with events. (The serial path's own host time moves by tens of percent from run to run with
 // the host's memory, so it cannot tell whether the GPU or the link was shared.)
 struct PinnedCopy {
@@ -940,12 +926,22 @@ struct PinnedCopy {
     }
 };
 
-// Times the reference inside a check and compares it with its timing alone.
+Baseline pinned_copy_baseline() {
+    Baseline b{"pinned_copy", "the 64 MiB copy from pinned memory", {}};
+    b.time_alone = [what = b.what](Context&) {
+        PinnedCopy copy;
+        std::memset(copy.host.data(), 0, copy.host.bytes());
+        return baseline_alone(what, [&](int, cudaStream_t s) { copy.enqueue(s); }, 1, "baseline alone: lab01 pinned copy");
+    };
+    return b;
+}
+
+// Times the baseline inside a check and compares it with its timing alone.
 void compare_pinned_copy(const Context& ctx, PerfResult& r) {
     PinnedCopy copy;
     std::memset(copy.host.data(), 0, copy.host.bytes());
     const TimingResult inside = time_region([&](cudaStream_t s) { copy.enqueue(s); }, grading_timing("lab01 pinned copy"));
-    compare_reference(ctx, inside, r);
+    compare_baseline(ctx, pinned_copy_baseline(), inside, r);
 }
 
 // The timed chunk's stages alone, observed: graded work running meanwhile (left running, or from a thread of the
@@ -989,25 +985,40 @@ TimedAb time_paths(Context& ctx, PerfResult& r) {
     return out;
 }
 
-PerfResult perf_speedup(Context& ctx) {
+// The pipeline against the serial path, with its stages timed alone, the floor they give and the pinned copy
+// compared: what perf.speedup and perf.model share. Empty when the timing was skipped.
+struct PipelineTiming {
+    models::StreamStages stages;
+    TimedAb t;
+    double pipe_ms = 0;
+};
+
+std::optional<PipelineTiming> time_pipeline(Context& ctx, PerfResult& r) {
     (void)pipeline();
+    PipelineTiming p;
+    p.stages = stages_alone(r);
+    p.t = time_paths(ctx, r);
+    if (!r.skipped.empty()) return std::nullopt;
+    p.pipe_ms = p.t.ab.b.median_ms;
+    r.time_ms = p.pipe_ms;
+    declare_floor(r, p.stages);
+    r.details["pipeline"] = p.t.ab.b;
+    r.details["serial"] = p.t.serial;
+    r.details["verified_runs"] = p.t.runs;
+    compare_pinned_copy(ctx, r);
+    return p;
+}
+
+PerfResult perf_speedup(Context& ctx) {
     PerfResult r;
-    const models::StreamStages s = stages_alone(r);
-    const TimedAb t = time_paths(ctx, r);
-    if (!r.skipped.empty()) return r;
-    const double pipe_ms = t.ab.b.median_ms;
-    r.ratio = pipe_ms > 0 ? t.serial.median_ms / pipe_ms : 0.0;
-    r.time_ms = pipe_ms;
-    declare_floor(r, s);
+    const std::optional<PipelineTiming> p = time_pipeline(ctx, r);
+    if (!p) return r;
+    r.ratio = p->pipe_ms > 0 ? p->t.serial.median_ms / p->pipe_ms : 0.0;
     r.message = strprintf("pipeline %.3f ms vs serial path %.3f ms end to end (host clock, interleaved, median of %d; "
                           "%zu chunks, %d steps per element; every run on fresh data, verified)",
-                          pipe_ms, t.serial.median_ms, kTimedReps, kTimedChunks, balanced_iters());
-    r.details["pipeline"] = t.ab.b;
-    r.details["serial"] = t.serial;
+                          p->pipe_ms, p->t.serial.median_ms, kTimedReps, kTimedChunks, balanced_iters());
     r.details["iters"] = balanced_iters();
     r.details["chunks"] = kTimedChunks;
-    r.details["verified_runs"] = t.runs;
-    compare_pinned_copy(ctx, r);
     return r;
 }
 
@@ -1050,30 +1061,22 @@ PerfResult perf_pinned(Context& ctx) {
 }
 
 PerfResult perf_model(Context& ctx) {
-    (void)pipeline();
     PerfResult r;
-    const models::StreamStages s = stages_alone(r);
+    const std::optional<PipelineTiming> p = time_pipeline(ctx, r);
+    if (!p) return r;
+    const models::StreamStages& s = p->stages;
     const double model_ms = models::stream_pipeline_time_us(kTimedChunks, s, 2) / 1e3;
-    const TimedAb t = time_paths(ctx, r);
-    if (!r.skipped.empty()) return r;
-    const double pipe_ms = t.ab.b.median_ms;
-    r.ratio = pipe_ms > 0 ? model_ms / pipe_ms : 0.0;
-    r.time_ms = pipe_ms;
-    declare_floor(r, s);
-    // The reference reaches 0.97-0.98 of the model at 16 chunks on an H200 (at most 1.07 at 64 chunks, in the bench).
+    r.ratio = p->pipe_ms > 0 ? model_ms / p->pipe_ms : 0.0;
+    // The solution reaches 0.97-0.98 of the model at 16 chunks on an H200 (at most 1.07 at 64 chunks, in the bench).
     r.floor.max_ratio = 1.25;
     r.floor.max_what = "a pipeline cannot beat the model of its own stages by more than their timing's noise";
     r.message = strprintf("pipeline %.3f ms end to end; the model from the measured stages (%.1f µs in, %.1f µs kernel, "
                           "%.1f µs out per chunk, 2 slots): %.3f ms (serial path: %.3f ms; every run on fresh data, "
                           "verified)",
-                          pipe_ms, s.h2d_us, s.kernel_us, s.d2h_us, model_ms, t.serial.median_ms);
-    r.details["pipeline"] = t.ab.b;
-    r.details["serial"] = t.serial;
+                          p->pipe_ms, s.h2d_us, s.kernel_us, s.d2h_us, model_ms, p->t.serial.median_ms);
     r.details["model_ms"] = model_ms;
     r.details["stages_us"] = {{"h2d", s.h2d_us}, {"kernel", s.kernel_us}, {"d2h", s.d2h_us}};
     r.details["bottleneck"] = models::stream_bottleneck(s);
-    r.details["verified_runs"] = t.runs;
-    compare_pinned_copy(ctx, r);
     return r;
 }
 
@@ -1093,29 +1096,23 @@ void register_checks(Lab& lab) {
     lab.correctness("races.chaos", "(c) 60 runs under the grader's chaos, bit-identical", 14, check_chaos);
     lab.correctness("pinned.reused", "(b) pinned input and output, allocated once; nothing allocated in run()", 2,
                     check_pinned);
-    lab.correctness("clocks.three", "(a) submit, device and end-to-end clocks", 10, check_clocks);
+    lab.correctness("clocks.three", "(a) submit, device and end-to-end clocks", 10, observed(check_clocks));
     lab.correctness("watchdog.hang", "(d) the watchdog names what hangs, and lets a fixed program finish", 10,
-                    check_watchdog);
+                    observed(check_watchdog));
 
-    lab.reference("pinned_copy", [](Context&) {
-        PinnedCopy copy;
-        std::memset(copy.host.data(), 0, copy.host.bytes());
-        return reference_alone("the 64 MiB copy from pinned memory", [&](int, cudaStream_t s) { copy.enqueue(s); }, 1,
-                               "reference alone: lab01 pinned copy");
-    });
-    // The reference reaches 7.8-11.7x over the serial path and 0.97-0.98 of the model on an H200 (the serial
+    // The solution reaches 7.8-11.7x over the serial path and 0.97-0.98 of the model on an H200 (the serial
     // path's pageable copies alone vary by tens of percent from run to run); 1.52-1.55 ms against a floor of about
     // 1.2 ms (16 × the slowest stage alone, 84 µs, less 10%).
     const PerfSpec speedup{.requires_check = "correct.timed_size", .pass_bar = 4.5, .full_bar = 6.5, .unit = "x serial",
-                           .reference = "pinned_copy"};
+                           .baseline = pinned_copy_baseline()};
     // A pinned input() copies at the link's pinned rate (about 55 GB/s on an H200, so about 1.0 of the grader's own
     // pinned copy); pageable memory reached 0.13-0.30 of it there (7-17 GB/s, with the host), and fails.
     const PerfSpec pinned{.requires_check = "pinned.reused", .pass_bar = 0.8, .full_bar = 0.9, .unit = "of pinned rate",
-                          .reference = "pinned_copy"};
+                          .baseline = pinned_copy_baseline()};
     lab.performance("perf.pinned", "(b) a 64 MiB copy from input() at the host link's pinned rate", 4, pinned,
                     perf_pinned);
     lab.performance("perf.speedup", "(b, c) speed-up over the serial path, 64 MiB", 8, speedup, perf_speedup);
     const PerfSpec model{.requires_check = "correct.timed_size", .pass_bar = 0.6, .full_bar = 0.8, .unit = "model / measured",
-                         .reference = "pinned_copy"};
+                         .baseline = pinned_copy_baseline()};
     lab.performance("perf.model", "(c) the three-stage model over measured time", 8, model, perf_model);
 }

@@ -62,14 +62,11 @@ CorrectnessResult check_chapter() {
     for (const auto& [name, k] : cases) {
         const std::string diff = compare(k, h100);
         if (!diff.empty()) {
-            r.message = name + " on an H100 (" + describe(k) + "): " + diff;
-            r.hint = "work the case by hand first: each allowance is a floor of what the SM has over what a block takes";
-            return r;
+            return fail(std::move(r), name + " on an H100 (" + describe(k) + "): " + diff,
+                        "work the case by hand first: each allowance is a floor of what the SM has over what a block takes");
         }
     }
-    r.passed = true;
-    r.message = "the chapter's three cases on an H100 agree with the model, field by field";
-    return r;
+    return pass(std::move(r), "the chapter's three cases on an H100 agree with the model, field by field");
 }
 
 constexpr int kPerDevice = 250;
@@ -219,7 +216,6 @@ ObservedLaunch observed_launch(const Context& ctx, const std::string& what, cons
 // occupancy is the one the observer saw the launch run at (the launcher's own StreamLaunch is only reported).
 CorrectnessResult check_stream(Context& ctx) {
     CorrectnessResult r;
-    if (r.skipped = observation_skip(); !r.skipped.empty()) return r;
     const std::size_t count = (std::size_t(1) << 22) + 333, guard = 4096;
     DeviceBuffer<uint4> in(count), pristine(count), out(count + guard), poison(count + guard);
     fill_random_bytes_device(in.data(), in.bytes(), ctx.seed_for("lab02 stream input"));
@@ -234,9 +230,8 @@ CorrectnessResult check_stream(Context& ctx) {
         const Observation seen = window.close();
         const ObservedLaunch o = observed_launch(ctx, strprintf("streaming_kernel<%d>", loads), seen);
         if (!o.error.empty()) {
-            r.message = o.error;
-            r.hint = "launch_streaming launches your streaming_kernel<LOADS>, once";
-            return r;
+            return fail(std::move(r), o.error,
+                        "launch_streaming launches your streaming_kernel<LOADS>, once");
         }
         per[std::to_string(loads)] = {{"blocks_per_sm", o.occ.resident_blocks}, {"occupancy", o.occ.occupancy},
                                       {"regs", o.regs}, {"threads", o.threads}, {"smem_bytes", o.smem}, {"grid", o.grid},
@@ -296,27 +291,34 @@ struct StreamSets {
         }
         expected = DeviceBuffer<uint4>(kTimedVectors);
     }
-    SetEnqueue baseline() {
-        return [this](int i, cudaStream_t s) { (void)launch_streaming_baseline(in[i].data(), out[i].data(), kTimedVectors, ballast, s); };
+    void refill(int i, std::uint64_t seed, cudaStream_t s) {
+        filled_with[i] = seed;
+        fill_random_bytes_device(in[i].data(), in[i].bytes(), seed, s);
+    }
+    std::pair<void*, std::size_t> output(int i) { return output_of(out[i]); }
+    // Against the input redrawn from its seed, not the input buffer, which the graded kernel could have written.
+    std::string verify(int i, const void* got) {
+        fill_random_bytes_device(expected.data(), expected.bytes(), filled_with[i]);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        const DeviceDiff d = compare_bits_device(got, expected.data(), expected.bytes(), 1);
+        return d.count == 0 ? std::string() : strprintf("%zu bytes of the copy differ from its input", d.count);
     }
     Rotation rotation(int loads) {
-        Rotation r;
-        r.run = [this, loads](int i, cudaStream_t s) { (void)launch_streaming(loads, in[i].data(), out[i].data(), kTimedVectors, ballast, s); };
-        r.refill = [this](int i, std::uint64_t seed, cudaStream_t s) {
-            filled_with[i] = seed;
-            fill_random_bytes_device(in[i].data(), in[i].bytes(), seed, s);
-        };
-        r.output = [this](int i) { return std::pair<void*, std::size_t>{out[i].data(), out[i].bytes()}; };
-        // Against the input redrawn from its seed, not the input buffer, which the graded kernel could have written.
-        r.verify = [this](int i, const void* got) {
-            fill_random_bytes_device(expected.data(), expected.bytes(), filled_with[i]);
-            CUDA_CHECK(cudaDeviceSynchronize());
-            const DeviceDiff d = compare_bits_device(got, expected.data(), expected.bytes(), 1);
-            return d.count == 0 ? std::string() : strprintf("%zu bytes of the copy differ from its input", d.count);
-        };
-        return r;
+        return rotation_of(*this, [this, loads](int i, cudaStream_t s) {
+            (void)launch_streaming(loads, in[i].data(), out[i].data(), kTimedVectors, ballast, s);
+        });
     }
 };
+
+// The baselines: the copy, and the given kernel with one load in flight per thread.
+CopyBaseline copy_baseline_timed() { return copy_baseline(kTimedBytes); }
+SetBaseline<StreamSets> one_load_baseline() {
+    return baseline_on<StreamSets>(
+        "one_load", "the one-load streaming copy", [](Context& ctx) { return StreamSets(ctx.seed_for("lab02 baseline one load")); },
+        [](StreamSets& sets, int i, cudaStream_t s) {
+            (void)launch_streaming_baseline(sets.in[i].data(), sets.out[i].data(), kTimedVectors, sets.ballast, s);
+        });
+}
 
 // The student's fastest setting, from a short timing of each (median of a few runs, alone).
 int best_loads(StreamSets& sets) {
@@ -336,7 +338,7 @@ int best_loads(StreamSets& sets) {
 PerfResult perf_stream_copy(Context& ctx) {
     StreamSets sets(ctx.seed_for("lab02 timed copy"));
     const int loads = best_loads(sets);
-    PerfResult r = fraction_of_copy_bandwidth(ctx, sets.rotation(loads), kTimedBytes, "lab02 streaming vs copy");
+    PerfResult r = fraction_of_copy_bandwidth(ctx, copy_baseline_timed(), sets.rotation(loads), "lab02 streaming vs copy");
     r.message = strprintf("streaming_kernel<%d> (your fastest) at %d blocks of %d threads per SM: ", loads, kStreamBlocksPerSm,
                           kStreamThreads) + r.message;
     r.details["loads"] = loads;
@@ -346,7 +348,7 @@ PerfResult perf_stream_copy(Context& ctx) {
 PerfResult perf_stream_baseline(Context& ctx) {
     StreamSets sets(ctx.seed_for("lab02 timed baseline"));
     const int loads = best_loads(sets);
-    PerfResult r = speedup_over(ctx, sets.baseline(), sets.rotation(loads), kTimedBytes, "lab02 streaming vs one load");
+    PerfResult r = speedup_over(ctx, one_load_baseline(), sets, sets.rotation(loads), kTimedBytes, "lab02 streaming vs one load");
     r.message = strprintf("streaming_kernel<%d> (your fastest) over the one-load baseline, both at %d blocks per SM: ", loads,
                           kStreamBlocksPerSm) + r.message;
     r.details["loads"] = loads;
@@ -387,14 +389,11 @@ CorrectnessResult check_bounds(Context& ctx) {
     launch_tiled(a.data(), b.data(), c_given.data(), n, nullptr);
     if (r.skipped = observation_skip(); !r.skipped.empty()) return r;
     // The registers and residency are those of the kernel the launcher really ran (not what an info call reports).
-    Window window;
-    as_graded([&] { launch_tiled_bounded(a.data(), b.data(), c_mine.data(), n, nullptr); });
-    const Observation seen = window.close();
+    const Observation seen = observe_call([&] { launch_tiled_bounded(a.data(), b.data(), c_mine.data(), n, nullptr); });
     const ObservedLaunch ran = observed_launch(ctx, "launch_tiled_bounded", seen);
     if (!ran.error.empty()) {
-        r.message = ran.error;
-        r.hint = "launch_tiled_bounded launches your tiled_bounded kernel, once";
-        return r;
+        return fail(std::move(r), ran.error,
+                    "launch_tiled_bounded launches your tiled_bounded kernel, once");
     }
     r.details["observed"] = {{"regs", ran.regs}, {"blocks_per_sm", ran.occ.resident_blocks}, {"threads", ran.threads},
                              {"local_bytes", ran.local_bytes}};
@@ -411,15 +410,13 @@ CorrectnessResult check_bounds(Context& ctx) {
                           given.regs_per_thread, given.blocks_per_sm, t_given.median_ms, mine.regs_per_thread,
                           mine.local_bytes, mine.blocks_per_sm, t_mine.median_ms, n, budget);
     if (d.count != 0) {
-        r.message = strprintf("%zu of %zu elements of C differ from the given kernel's. ", d.count, elems) + r.message;
-        r.hint = "tiled_bounded must run tiled_gemm_body(a, b, c, n) and nothing else";
-        return r;
+        return fail(r, strprintf("%zu of %zu elements of C differ from the given kernel's. ", d.count, elems) + r.message,
+                    "tiled_bounded must run tiled_gemm_body(a, b, c, n) and nothing else");
     }
     if (mine.regs_per_thread > budget) {
-        r.message = "registers still set the block count. " + r.message;
-        r.hint = "__launch_bounds__(maxThreadsPerBlock, minBlocksPerSM): which minBlocksPerSM makes the compiler fit as "
-                 "many blocks in the register file as the shared memory allows?";
-        return r;
+        return fail(r, "registers still set the block count. " + r.message,
+                    "__launch_bounds__(maxThreadsPerBlock, minBlocksPerSM): which minBlocksPerSM makes the compiler fit as "
+                    "many blocks in the register file as the shared memory allows?");
     }
     if (mine.blocks_per_sm <= given.blocks_per_sm) {
         r.message = "no more resident blocks than the given kernel. " + r.message;
@@ -436,19 +433,14 @@ void register_checks(Lab& lab) {
     lab.host_check("predict.generated", "(a) 250 configurations per device file, on the host", 6, check_generated);
     lab.correctness("predict.runtime", "(a) real kernels: the runtime's resident blocks", 10, check_runtime);
     lab.correctness("latency.chase", "(b) pointer chase: DRAM and L2 latency", 12, check_latency);
-    lab.correctness("stream.correct", "(c) streaming copy, 1/2/4/8 loads in flight, with the ballast", 8, check_stream);
+    lab.correctness("stream.correct", "(c) streaming copy, 1/2/4/8 loads in flight, with the ballast", 8, observed(check_stream));
     lab.correctness("bounds.tiled", "(d) __launch_bounds__ on the tiled kernel", 12, check_bounds);
 
-    lab.reference("copy", copy_reference(kTimedBytes));
-    lab.reference("one_load", [](Context& ctx) {
-        StreamSets sets(ctx.seed_for("lab02 reference one load"));
-        return reference_alone("the one-load streaming copy", sets.baseline(), 2, "reference alone: lab02 one load");
-    });
     const PerfSpec copy{.requires_check = "stream.correct", .pass_bar = 0.6, .full_bar = 0.85, .unit = "of copy BW",
-                        .reference = "copy"};
+                        .baseline = copy_baseline_timed().baseline};
     lab.performance("perf.stream_copy", "(c) streaming at a quarter of the SM vs copy bandwidth", 16, copy, perf_stream_copy);
     const PerfSpec over{.requires_check = "stream.correct", .pass_bar = 1.05, .full_bar = 1.15, .unit = "x one load",
-                        .reference = "one_load"};
+                        .baseline = one_load_baseline().baseline};
     lab.performance("perf.stream_vs_one_load", "(c) the same over one load in flight per thread", 12, over,
                     perf_stream_baseline);
 }

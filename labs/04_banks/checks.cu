@@ -119,9 +119,8 @@ CorrectnessResult check_layout(const LayoutSpec& s) {
     const long long bytes = t.elements * t.element_bytes;
     r.details = {{"footprint_bytes", bytes}, {"element_bytes", t.element_bytes}};
     if (const auto fault = layout_fault(t)) {
-        r.message = *fault;
-        r.hint = "every (row, col) of the 32x32 tile needs its own place in [0, kElements)";
-        return r;
+        return fail(std::move(r), *fault,
+                    "every (row, col) of the 32x32 tile needs its own place in [0, kElements)");
     }
     const Worst write = worst_rounds(t, false), read = worst_rounds(t, true);
     r.details["row_write_rounds"] = write.rounds;
@@ -237,13 +236,10 @@ const ConflictProfile& conflict_profile() {
             CUDA_CHECK(cudaMemset(in.data(), 0, in.bytes()));
             for (const Profiled& v : kProfiled) {
                 if (layout_fault(v.layout)) continue;
-                Window window;
-                {
-                    GradedCall call;
-                    v.launch(in.data(), out.data(), kProfileSide, kProfileSide, nullptr);
-                    CUDA_CHECK(cudaDeviceSynchronize());
-                }
-                graded.emplace_back(v.name, window.close());
+                graded.emplace_back(v.name, observe_call([&] {
+                                        v.launch(in.data(), out.data(), kProfileSide, kProfileSide, nullptr);
+                                        CUDA_CHECK(cudaDeviceSynchronize());
+                                    }));
             }
         }
         const NcuProfile ncu = ncu_profile("transposes", {kLoadConflicts, kStoreConflicts, kSharedLoads});
@@ -317,19 +313,17 @@ CorrectnessResult check_conflicts(const LayoutSpec& s) {
                  {"plain_conflicts", {{"loads", plain.loads}, {"stores", plain.stores}, {"shared_loads", plain.requests}}},
                  {"plain_model", model}};
     if (mine.kernels == 0) {
-        r.message = "the launcher launched no kernel";
-        r.hint = "launch your transpose_tiled kernel with this layout";
-        return r;
+        return fail(std::move(r), "the launcher launched no kernel",
+                    "launch your transpose_tiled kernel with this layout");
     }
     // A tiled transpose reads each tile column from shared memory: one warp request per 32 elements.
     const double requests = double(kProfileSide) * kProfileSide / kTile;
     r.details["shared_loads"] = mine.requests;
     if (mine.requests < requests) {
-        r.message = strprintf("Nsight Compute at %d x %d: %.0f shared-memory load instructions, fewer than the %.0f column "
-                              "reads of a tiled transpose",
-                              kProfileSide, kProfileSide, mine.requests, requests);
-        r.hint = "the transpose must go through the shared-memory tile: read each tile column with offset()";
-        return r;
+        return fail(std::move(r), strprintf("Nsight Compute at %d x %d: %.0f shared-memory load instructions, fewer than the %.0f column "
+                                            "reads of a tiled transpose",
+                                            kProfileSide, kProfileSide, mine.requests, requests),
+                    "the transpose must go through the shared-memory tile: read each tile column with offset()");
     }
     r.passed = conflicts <= kConflictShare * model;
     r.message = strprintf("Nsight Compute at %d x %d: %.0f bank conflicts (loads %.0f, stores %.0f); the plain layout: %.0f "
@@ -422,33 +416,37 @@ struct TimedSets {
         for (int i = 0; i < 2; ++i) {
             in[i] = DeviceBuffer<float>(count());
             out[i] = DeviceBuffer<float>(count());
-            fill_uniform_device(in[i].data(), count(), seed + std::uint64_t(i), -8.0f, 8.0f);
+            refill(i, seed + std::uint64_t(i), nullptr);
         }
     }
     [[nodiscard]] std::size_t count() const { return std::size_t(rows) * std::size_t(cols); }
-    SetEnqueue plain() {
-        return [this](int i, cudaStream_t s) { launch_transpose_plain(in[i].data(), out[i].data(), rows, cols, s); };
+    void refill(int i, std::uint64_t seed, cudaStream_t s) { fill_uniform_device(in[i].data(), count(), seed, -8.0f, 8.0f, s); }
+    std::pair<void*, std::size_t> output(int i) { return output_of(out[i]); }
+    std::string verify(int i, const void* got) {
+        launch_transpose_naive(in[i].data(), expected.data(), rows, cols, nullptr);
+        const DeviceDiff d = compare_bits_device(got, expected.data(), count(), sizeof(float));
+        if (d.count == 0) return std::string();
+        return "against the transpose of its data: " + std::to_string(d.count) + " of " + std::to_string(count()) +
+               " elements differ; first at index " + std::to_string(*d.first);
     }
     Rotation rotation(Launcher<float> launch) {
-        Rotation r;
-        r.run = [this, launch](int i, cudaStream_t s) { launch(in[i].data(), out[i].data(), rows, cols, s); };
-        r.refill = [this](int i, std::uint64_t seed, cudaStream_t s) {
-            fill_uniform_device(in[i].data(), count(), seed, -8.0f, 8.0f, s);
-        };
-        r.output = [this](int i) { return std::pair<void*, std::size_t>{out[i].data(), out[i].bytes()}; };
-        r.verify = [this](int i, const void* got) {
-            launch_transpose_naive(in[i].data(), expected.data(), rows, cols, nullptr);
-            const DeviceDiff d = compare_bits_device(got, expected.data(), count(), sizeof(float));
-            if (d.count == 0) return std::string();
-            return "against the transpose of its data: " + std::to_string(d.count) + " of " + std::to_string(count()) +
-                   " elements differ; first at index " + std::to_string(*d.first);
-        };
-        return r;
+        return rotation_of(*this, [this, launch](int i, cudaStream_t s) { launch(in[i].data(), out[i].data(), rows, cols, s); });
     }
 };
 
 constexpr int kTimedSide = 8192;
 const double kTimedBytes = 2.0 * double(kTimedSide) * kTimedSide * sizeof(float);  // read once, write once
+
+// The baselines: the copy, and the plain tiled transpose (no padding, no swizzle).
+CopyBaseline copy_baseline_timed() { return copy_baseline(kTimedBytes); }
+SetBaseline<TimedSets> plain_baseline() {
+    return baseline_on<TimedSets>(
+        "plain", "the plain tiled transpose",
+        [](Context& ctx) { return TimedSets(kTimedSide, kTimedSide, ctx.seed_for("lab04 baseline plain")); },
+        [](TimedSets& sets, int i, cudaStream_t s) {
+            launch_transpose_plain(sets.in[i].data(), sets.out[i].data(), sets.rows, sets.cols, s);
+        });
+}
 
 struct Variant {
     std::string id, name;
@@ -488,27 +486,23 @@ void register_checks(Lab& lab) {
                         });
     }
 
-    // Bars from the reference on an H200 (docs/performance-log.md): it reaches about 0.9 of the copy and
+    // Bars from the solution on an H200 (docs/performance-log.md): it reaches about 0.9 of the copy and
     // about 2.2x the plain tiled transpose, which itself reaches about 0.4 of the copy.
-    lab.reference("copy", copy_reference(kTimedBytes));
-    lab.reference("plain", [](Context& ctx) {
-        TimedSets sets(kTimedSide, kTimedSide, ctx.seed_for("lab04 reference plain"));
-        return reference_alone("the plain tiled transpose", sets.plain(), 2, "reference alone: lab04 plain tiled");
-    });
+    const CopyBaseline copy = copy_baseline_timed();
+    const SetBaseline<TimedSets> plain = plain_baseline();
     for (const Variant& v : fp32) {
         const std::string needs = "correct." + v.id + ".8192x8192";
-        const PerfSpec bw{.requires_check = needs, .pass_bar = 0.6, .full_bar = 0.8, .unit = "of copy BW", .reference = "copy"};
+        const PerfSpec bw{.requires_check = needs, .pass_bar = 0.6, .full_bar = 0.8, .unit = "of copy BW", .baseline = copy.baseline};
         lab.performance("perf." + v.id + "_copy_fraction", v.layout->title + " bandwidth, 8192 x 8192 (vs copy)", 7, bw,
-                        [v](Context& ctx) {
+                        [v, copy](Context& ctx) {
                             TimedSets sets(kTimedSide, kTimedSide, ctx.seed_for("lab04 timed " + v.id));
-                            return fraction_of_copy_bandwidth(ctx, sets.rotation(v.launch), kTimedBytes,
-                                                              "lab04 " + v.id + " vs copy");
+                            return fraction_of_copy_bandwidth(ctx, copy, sets.rotation(v.launch), "lab04 " + v.id + " vs copy");
                         });
-        const PerfSpec up{.requires_check = needs, .pass_bar = 1.4, .full_bar = 1.8, .unit = "x plain tiled", .reference = "plain"};
+        const PerfSpec up{.requires_check = needs, .pass_bar = 1.4, .full_bar = 1.8, .unit = "x plain tiled", .baseline = plain.baseline};
         lab.performance("perf." + v.id + "_vs_plain", v.layout->title + " vs the plain tiled transpose, 8192 x 8192", 5, up,
-                        [v](Context& ctx) {
+                        [v, plain](Context& ctx) {
                             TimedSets sets(kTimedSide, kTimedSide, ctx.seed_for("lab04 timed vs plain " + v.id));
-                            return speedup_over(ctx, sets.plain(), sets.rotation(v.launch), kTimedBytes,
+                            return speedup_over(ctx, plain, sets, sets.rotation(v.launch), kTimedBytes,
                                                 "lab04 " + v.id + " vs plain");
                         });
     }

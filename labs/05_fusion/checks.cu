@@ -231,13 +231,11 @@ CorrectnessResult check_launches(Context& ctx, const Shape& m1024, bool all_fuse
     const Case& c = get_case(ctx, m1024);
     ChainPaths paths(c);
     paths.q.poison();
-    Window window;
-    {
-        GradedCall graded;  // the path as the host path runs it: the student's launcher (and, for (a), the given step)
+    // The path as the host path runs it: the student's launcher (and, for (a), the given step).
+    const Observation seen = observe_call([&] {
         if (all_fused) paths.all_fused(nullptr);
         else paths.silu_mul(nullptr);
-    }
-    const Observation seen = window.close();
+    });
     const std::string hint = all_fused ? "the fully fused chain is one kernel launch" : "SiLU⊙U is one launch, quantization another";
     CorrectnessResult r = observed_kernel_count(seen, all_fused ? 1 : 2, hint);
     if (!r.skipped.empty()) return r;
@@ -261,11 +259,11 @@ struct TimedSets {
             g[i] = DeviceBuffer<bf16>(count());
             u[i] = DeviceBuffer<bf16>(count());
             q[i] = DeviceBuffer<std::uint8_t>(count());
-            fill(i, seed + 2 * i, nullptr);
+            refill(i, seed + 2 * i, nullptr);
         }
     }
     [[nodiscard]] std::size_t count() const { return rows * cols; }
-    void fill(int i, std::uint64_t seed, cudaStream_t s) {
+    void refill(int i, std::uint64_t seed, cudaStream_t s) {
         fill_uniform_bf16_device(g[i].data(), count(), seed, -kInputRange, kInputRange, s);
         fill_uniform_bf16_device(u[i].data(), count(), seed + 1, -kInputRange, kInputRange, s);
     }
@@ -274,23 +272,28 @@ struct TimedSets {
         launch_mul(t.data(), u[i].data(), z.data(), count(), s);
         launch_quantize(z.data(), out, count(), kFusionScale, s);
     }
+    std::pair<void*, std::size_t> output(int i) { return output_of(q[i]); }
+    std::string verify(int i, const void* out) {
+        separate(i, q_ref.data(), nullptr);
+        const DeviceDiff d = compare_bits_device(out, q_ref.data(), count(), 1);
+        if (d.count == 0) return std::string();
+        return "against the baseline chain on its data: " + std::to_string(d.count) + " of " +
+               std::to_string(count()) + " elements differ; first at index " + std::to_string(*d.first);
+    }
     Rotation rotation() {
-        Rotation r;
-        r.run = [this](int i, cudaStream_t s) {
+        return rotation_of(*this, [this](int i, cudaStream_t s) {
             launch_silu_mul_quantize(g[i].data(), u[i].data(), q[i].data(), rows, cols, kFusionScale, s);
-        };
-        r.refill = [this](int i, std::uint64_t seed, cudaStream_t s) { fill(i, seed, s); };
-        r.output = [this](int i) { return std::pair<void*, std::size_t>{q[i].data(), q[i].bytes()}; };
-        r.verify = [this](int i, const void* out) {
-            separate(i, q_ref.data(), nullptr);
-            const DeviceDiff d = compare_bits_device(out, q_ref.data(), count(), 1);
-            if (d.count == 0) return std::string();
-            return "against the baseline chain on its data: " + std::to_string(d.count) + " of " +
-                   std::to_string(count()) + " elements differ; first at index " + std::to_string(*d.first);
-        };
-        return r;
+        });
     }
 };
+
+// The baseline of the speed-up: the given three-kernel chain on the same sets.
+SetBaseline<TimedSets> separate_baseline(const Shape& shape) {
+    return baseline_on<TimedSets>(
+        "separate", "the three-kernel chain",
+        [shape](Context& ctx) { return TimedSets(shape, ctx.seed_for("lab05 baseline " + shape.tag)); },
+        [](TimedSets& sets, int i, cudaStream_t s) { sets.separate(i, sets.q_ref.data(), s); });
+}
 
 double model_peak(const models::ChainSplit& split, std::size_t rows) {
     const auto chain = models::swiglu_chain(static_cast<std::int64_t>(rows), static_cast<std::int64_t>(ffn_width()), 2, 1);
@@ -364,9 +367,8 @@ CorrectnessResult check_memory(Context& ctx, const Shape& m1024, bool all_fused)
                  {"separate_model_peak_bytes", separate_model}, {"ledger_peak_bytes", mine.ledger_peak},
                  {"ledger_live_count", mine.ledger_live_count}};
     if (!mine.returned) {
-        r.message = "the host path returned no Q";
-        r.hint = "allocate Q through the ledger, run the chain, release what is used up, return Q";
-        return r;
+        return fail(std::move(r), "the host path returned no Q",
+                    "allocate Q through the ledger, run the chain, release what is used up, return Q");
     }
     if (const std::string why = observation_skip(); !why.empty()) {
         r.skipped = "the path's memory cannot be observed: " + why;
@@ -436,25 +438,20 @@ void register_checks(Lab& lab) {
     lab.correctness("memory.all_fused", "(b) peak memory, M = 1024", 3,
                     [m1024](Context& ctx) { return check_memory(ctx, m1024, true); });
 
-    // The byte model says 156/60 = 2.6x; the plain baseline makes the reference measure about 5x on an H200.
+    // The byte model says 156/60 = 2.6x; the plain baseline makes the solution measure about 5x on an H200.
     // The bars sit below the model so that any correct fused kernel clears them; efficiency is graded below.
-    lab.reference("separate", [m1024](Context& ctx) {
-        TimedSets sets(m1024, ctx.seed_for("lab05 reference m1024"));
-        return reference_alone("the three-kernel chain", [&](int i, cudaStream_t s) { sets.separate(i, sets.q_ref.data(), s); },
-                               2, "reference alone: lab05 separate chain");
-    });
+    const SetBaseline<TimedSets> separate = separate_baseline(m1024);
     const PerfSpec speedup{.requires_check = "correct.all_fused.m1024", .pass_bar = 1.8, .full_bar = 2.2, .unit = "x baseline",
-                           .reference = "separate"};
-    lab.performance("perf.speedup_m1024", "(b) vs 3 kernels, M = 1024", 13, speedup, [m1024](Context& ctx) {
+                           .baseline = separate.baseline};
+    lab.performance("perf.speedup_m1024", "(b) vs 3 kernels, M = 1024", 13, speedup, [m1024, separate](Context& ctx) {
         TimedSets sets(m1024, ctx.seed_for("lab05 timed m1024"));
-        const SetEnqueue separate = [&](int i, cudaStream_t s) { sets.separate(i, sets.q_ref.data(), s); };
         const auto chain = models::swiglu_chain(static_cast<std::int64_t>(sets.rows), static_cast<std::int64_t>(sets.cols), 2, 1);
         const double model = models::chain_cost(chain, models::all_separate(3)).total_bytes /
                              models::chain_cost(chain, models::all_fused(3)).total_bytes;
         // Floor: 5 bytes per element at the copy's rate (set by speedup_over). No cap on the ratio itself: the
-        // baseline's plain kernels run far below copy speed (the reference measures about 5x against a byte ratio of
+        // baseline's plain kernels run far below copy speed (the solution measures about 5x against a byte ratio of
         // 2.6x), so the only physical bound on t(separate) / t(fused) is the fused kernel's own byte floor.
-        PerfResult r = speedup_over(ctx, separate, sets.rotation(), 5.0 * double(sets.count()), "lab05 all fused vs separate");
+        PerfResult r = speedup_over(ctx, separate, sets, sets.rotation(), 5.0 * double(sets.count()), "lab05 all fused vs separate");
         if (!r.skipped.empty()) return r;
         // Not graded: (a) with the separate quantization, against the same three kernels.
         const Case& c = get_case(ctx, m1024);
@@ -471,14 +468,13 @@ void register_checks(Lab& lab) {
                                two.ratio);
         return r;
     });
-    // The reference reaches about 0.93 of copy bandwidth on an H200.
-    const double bytes_m8192 = 5.0 * double(m8192.rows * m8192.cols);  // read G and U (2 B each), write Q (1 B)
-    lab.reference("copy", copy_reference(bytes_m8192));
+    // The solution reaches about 0.93 of copy bandwidth on an H200.
+    const CopyBaseline copy = copy_baseline(5.0 * double(m8192.rows * m8192.cols));  // read G and U (2 B each), write Q (1 B)
     const PerfSpec bw{.requires_check = "correct.all_fused.m8192", .pass_bar = 0.6, .full_bar = 0.8, .unit = "of copy BW",
-                      .reference = "copy"};
-    lab.performance("perf.copy_fraction_m8192", "(b) bandwidth, M = 8192 (vs copy)", 13, bw, [m8192, bytes_m8192](Context& ctx) {
+                      .baseline = copy.baseline};
+    lab.performance("perf.copy_fraction_m8192", "(b) bandwidth, M = 8192 (vs copy)", 13, bw, [m8192, copy](Context& ctx) {
         TimedSets sets(m8192, ctx.seed_for("lab05 timed m8192"));
-        PerfResult r = fraction_of_copy_bandwidth(ctx, sets.rotation(), bytes_m8192, "lab05 all fused M=8192");
+        PerfResult r = fraction_of_copy_bandwidth(ctx, copy, sets.rotation(), "lab05 all fused M=8192");
         // The interleaved copy moves the same bytes: no kernel beats it by more than the copy headroom.
         r.floor.max_ratio = kCopyHeadroom;
         r.floor.max_what = "a kernel that reads and writes these bytes cannot beat cudaMemcpy moving as many by more "

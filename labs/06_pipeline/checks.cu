@@ -72,9 +72,7 @@ std::string compare_on(const Launch& launch, const Shape& s, std::uint64_t seed,
     w.out = got.data();
     if (seen != nullptr) {
         CUDA_CHECK(cudaDeviceSynchronize());
-        Window window;
-        as_graded([&] { launch(w, nullptr); });
-        *seen = window.close();
+        *seen = observe_call([&] { launch(w, nullptr); });
     } else {
         launch(w, nullptr);
     }
@@ -109,17 +107,15 @@ std::string launch_shape(const Context& ctx, const Variant& v, const Shape& s, c
 
 CorrectnessResult check_variant(Context& ctx, const std::vector<Variant>& variants, unsigned min_threads = 0) {
     CorrectnessResult r;
-    if (r.skipped = observation_skip(); !r.skipped.empty()) return r;
     int compared = 0;
     for (const Variant& v : variants)
         for (const Shape& s : shapes()) {
             Observation seen;
             const std::string diff = compare_on(v.launch, s, ctx.seed_for("lab06 " + v.name + " " + s.title), &seen);
             if (!diff.empty()) {
-                r.message = v.name + ", " + diff;
-                r.hint = "a tile read before all of its copy arrived, or a slot overwritten before every warp finished "
-                         "with it: where are the barriers, and what does each one wait for?";
-                return r;
+                return fail(std::move(r), v.name + ", " + diff,
+                            "a tile read before all of its copy arrived, or a slot overwritten before every warp finished "
+                            "with it: where are the barriers, and what does each one wait for?");
             }
             r.passed = true;
             const std::string why = launch_shape(ctx, v, s, seen, min_threads, r);
@@ -132,11 +128,9 @@ CorrectnessResult check_variant(Context& ctx, const std::vector<Variant>& varian
             }
             ++compared;
         }
-    r.passed = true;
-    r.message = strprintf("%d runs (%zu shapes: a short last tile, one tile, 8 values, a wide grid) bit-identical to "
-                          "the baseline, each variant's own kernel",
-                          compared, shapes().size());
-    return r;
+    return pass(std::move(r), strprintf("%d runs (%zu shapes: a short last tile, one tile, 8 values, a wide grid) bit-identical to "
+                                        "the baseline, each variant's own kernel",
+                                        compared, shapes().size()));
 }
 
 // ---- hazards: compute-sanitizer on a small run ------------------------------------------------------------
@@ -177,9 +171,8 @@ CorrectnessResult check_hazards(Context& ctx, const std::string& target, const s
     for (const Variant& v : variants) {
         const std::string diff = compare_on(v.launch, kSmall, ctx.seed_for("lab06 hazards " + v.name));
         if (!diff.empty()) {
-            r.message = "not run under the sanitizer: " + v.name + " does not compute the baseline's sums yet (" + diff + ")";
-            r.hint = "make the variant correct first (its correct.* check)";
-            return r;
+            return fail(std::move(r), "not run under the sanitizer: " + v.name + " does not compute the baseline's sums yet (" + diff + ")",
+                        "make the variant correct first (its correct.* check)");
         }
     }
     if (const std::string why = observation_skip(); !why.empty()) {
@@ -188,15 +181,9 @@ CorrectnessResult check_hazards(Context& ctx, const std::string& target, const s
     }
     // The same small runs as graded code, observed: what ran under the sanitizer must be what runs when graded
     // (code that behaves only under a tool is graded by what it does when it is not under one).
-    Observation graded;
-    {
-        Window window;
-        {
-            GradedCall call;
-            for (const Variant& v : variants) small_run(v.launch);
-        }
-        graded = window.close();
-    }
+    const Observation graded = observe_call([&] {
+        for (const Variant& v : variants) small_run(v.launch);
+    });
     std::string found;
     for (const char* tool : {"racecheck", "synccheck"}) {
         const SanitizerRun& s = hazard_run(target, tool);
@@ -218,14 +205,11 @@ CorrectnessResult check_hazards(Context& ctx, const std::string& target, const s
         }
     }
     if (!found.empty()) {
-        r.message = found;
-        r.hint = "a shared-memory slot is read before every thread's copy into it is complete, or written while a "
-                 "warp may still read it: each slot needs a barrier after it is filled and one after its last read";
-        return r;
+        return fail(std::move(r), found,
+                    "a shared-memory slot is read before every thread's copy into it is complete, or written while a "
+                    "warp may still read it: each slot needs a barrier after it is filled and one after its last read");
     }
-    r.passed = true;
-    r.message = "racecheck and synccheck: no hazard on " + what + " (" + kSmall.title + ")";
-    return r;
+    return pass(std::move(r), "racecheck and synccheck: no hazard on " + what + " (" + kSmall.title + ")");
 }
 
 std::vector<Variant> stage_variants() {
@@ -293,40 +277,41 @@ struct Timed {
         }();
         return iters;
     }
-    SetEnqueue given(void (*launch)(const Work&, cudaStream_t)) {
-        return [this, launch](int set, cudaStream_t s) { launch(on(set), s); };
+    void refill(int set, std::uint64_t seed, cudaStream_t s) {
+        filled_with[set] = seed;
+        fill_uniform_bf16_device(in[set].data(), w.n, seed, -2.0f, 2.0f, s);
     }
-    // A variant as the kit's timing helpers run it: rotating over the sets, one timed run verified against the
-    // baseline on the set's input redrawn from its seed (not on the input buffer, which the graded kernel could
-    // have written).
+    std::pair<void*, std::size_t> output(int set) { return output_of(out[set]); }
+    // A timed run is verified against the baseline on the set's input redrawn from its seed (not on the input
+    // buffer, which the graded kernel could have written).
+    std::string verify(int set, const void* got) {
+        fill_uniform_bf16_device(in[set].data(), w.n, filled_with[set], -2.0f, 2.0f);
+        Work e = on(set);
+        e.out = expected.data();
+        launch_baseline(e, nullptr);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        std::vector<float> a(expected.size()), b(expected.size());
+        CUDA_CHECK(cudaMemcpy(a.data(), got, expected.bytes(), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(b.data(), expected.data(), expected.bytes(), cudaMemcpyDeviceToHost));
+        for (std::size_t k = 0; k < a.size(); ++k)
+            if (std::memcmp(&a[k], &b[k], sizeof(float)) != 0)
+                return strprintf("block %zu sums %.9g, the baseline %.9g", k, a[k], b[k]);
+        return std::string();
+    }
+    // A variant as the kit's timing helpers run it, rotating over the sets.
     Rotation rotation(const Launch& l) {
-        Rotation r;
-        r.sets = kSets;
-        r.run = [this, l](int set, cudaStream_t s) { l(on(set), s); };
-        r.refill = [this](int set, std::uint64_t seed, cudaStream_t s) {
-            filled_with[set] = seed;
-            fill_uniform_bf16_device(in[set].data(), w.n, seed, -2.0f, 2.0f, s);
-        };
-        r.output = [this](int set) { return std::pair<void*, std::size_t>{out[set].data(), out[set].bytes()}; };
-        r.verify = [this](int set, const void* got) {
-            fill_uniform_bf16_device(in[set].data(), w.n, filled_with[set], -2.0f, 2.0f);
-            Work e = on(set);
-            e.out = expected.data();
-            launch_baseline(e, nullptr);
-            CUDA_CHECK(cudaDeviceSynchronize());
-            std::vector<float> a(expected.size()), b(expected.size());
-            CUDA_CHECK(cudaMemcpy(a.data(), got, expected.bytes(), cudaMemcpyDeviceToHost));
-            CUDA_CHECK(cudaMemcpy(b.data(), expected.data(), expected.bytes(), cudaMemcpyDeviceToHost));
-            for (std::size_t k = 0; k < a.size(); ++k)
-                if (std::memcmp(&a[k], &b[k], sizeof(float)) != 0)
-                    return strprintf("block %zu sums %.9g, the baseline %.9g", k, a[k], b[k]);
-            return std::string();
-        };
-        return r;
+        return rotation_of(*this, [this, l](int set, cudaStream_t s) { l(on(set), s); });
     }
 };
 
-// One variant timed by the kit: interleaved with the given load-only kernel (the check's reference, so the
+// The baseline of every timed check: the given load-only kernel on the same sets.
+SetBaseline<Timed> load_only_baseline() {
+    return baseline_on<Timed>(
+        "load_only", "the load-only kernel", [](Context& ctx) { return Timed(ctx.seed_for("lab06 baseline")); },
+        [](Timed& t, int set, cudaStream_t s) { launch_load_only(t.on(set), s); }, Timed::kSets);
+}
+
+// One variant timed by the kit: interleaved with the given load-only kernel (the check's baseline, so the
 // load-only time inside the check is compared with its time alone), one timed run verified, the DRAM floor
 // applied, work left running detected. The check's own ratio is set by the caller.
 struct VariantTime {
@@ -336,7 +321,8 @@ struct VariantTime {
 
 VariantTime time_variant(Context& ctx, Timed& t, const std::string& name, const Launch& l) {
     VariantTime v;
-    v.r = speedup_over(ctx, t.given(&launch_load_only), t.rotation(l), t.bytes(), "lab06 " + name);
+    v.r = speedup_over(ctx, load_only_baseline(), t, t.rotation(l), t.bytes(), "lab06 " + name);
+    if (!v.r.skipped.empty()) return v;
     v.ms = *v.r.time_ms;
     v.load_only_ms = v.r.details["baseline"]["median_ms"].get<double>();
     return v;
@@ -346,9 +332,11 @@ VariantTime time_variant(Context& ctx, Timed& t, const std::string& name, const 
 void merge_into(PerfResult& r, const VariantTime& v, const std::string& name) {
     if (r.wrong_result.empty() && !v.r.wrong_result.empty()) r.wrong_result = name + ": " + v.r.wrong_result;
     for (const std::string& why : v.r.invalid) r.invalid.push_back(name + ": " + why);
-    r.reference_compared = r.reference_compared || v.r.reference_compared;
+    r.baseline_compared = r.baseline_compared || v.r.baseline_compared;
     r.details[name] = v.r.details;
 }
+
+using NamedTimes = std::vector<std::pair<std::string, const VariantTime*>>;
 
 // t_m, t_m⁽¹⁾ and t_c per tile from the given kernels (timed alone: the load-only one inside the check too).
 struct StageTimes {
@@ -383,6 +371,18 @@ void declare_bound(PerfResult& r, const StageTimes& s) {
     r.floor.min_what = "max(load-only, compute-only) on the same work";
 }
 
+// A check's result over timed variants: the graded variant's timing with the check's details, the bound declared,
+// and every timed variant merged in by name (its wrong run, its reasons not to trust a time).
+PerfResult combine(const VariantTime& graded, const StageTimes& s, nlohmann::json details, const NamedTimes& timed) {
+    PerfResult r = graded.r;
+    r.details = std::move(details);
+    r.invalid.clear();
+    r.wrong_result.clear();
+    declare_bound(r, s);
+    for (const auto& [name, v] : timed) merge_into(r, *v, name);
+    return r;
+}
+
 // The model's time for S slots (S − 1 copies in flight during the math; models::slots_time_us), in ms.
 double slots_model_ms(const StageTimes& s, int slots) {
     return models::slots_time_us(kTimedTilesPerBlock, slots, s.t_m_us, s.t_m1_us, s.t_c_us) / 1e3;
@@ -392,44 +392,39 @@ PerfResult perf_two_vs_one(Context& ctx) {
     Timed t(ctx.seed_for("lab06 timed two vs one"));
     const VariantTime one = time_variant(ctx, t, "one slot", &launch_one_slot);
     const VariantTime two = time_variant(ctx, t, "two slots", &launch_two_slots);
+    if (!two.r.skipped.empty()) return two.r;
     const StageTimes s = stage_times(t, two.load_only_ms);
     // One slot's time by the model: every tile's copy alone, then its math. A one slot slower than that (a copy
     // loop with one load in flight per thread, or one slow on purpose) must not inflate the speed-up: the
     // smaller of the two is the baseline.
     const double serial_ms = slots_model_ms(s, 1);
     const double base_ms = std::min(one.ms, serial_ms);
-    PerfResult r = two.r;
+    PerfResult r = combine(two, s,
+                           {{"two_slots_ms", two.ms}, {"one_slot_ms", one.ms}, {"serial_model_ms", serial_ms},
+                            {"t_m_us", s.t_m_us}, {"t_m1_us", s.t_m1_us}, {"t_c_us", s.t_c_us}, {"iters", t.w.iters}},
+                           {{"two slots", &two}, {"one slot", &one}});
     r.ratio = base_ms / two.ms;
     r.message = strprintf("two slots %.3f ms; one slot %.3f ms; T_serial = T · (t_m⁽¹⁾ + t_c) = %.3f ms from %s; the "
                           "speed-up is over the smaller of the two (%s)",
                           two.ms, one.ms, serial_ms, stage_words(s, t.w.iters).c_str(),
                           one.ms <= serial_ms ? "your one slot" : "T_serial: your one slot is slower than the model's");
-    r.details = {{"two_slots_ms", two.ms}, {"one_slot_ms", one.ms}, {"serial_model_ms", serial_ms},
-                 {"t_m_us", s.t_m_us}, {"t_m1_us", s.t_m1_us}, {"t_c_us", s.t_c_us}, {"iters", t.w.iters}};
-    r.invalid.clear();
-    r.wrong_result.clear();
-    declare_bound(r, s);
-    merge_into(r, two, "two slots");
-    merge_into(r, one, "one slot");
     return r;
 }
 
 PerfResult perf_model(Context& ctx) {
     Timed t(ctx.seed_for("lab06 timed model"));
     const VariantTime two = time_variant(ctx, t, "two slots", &launch_two_slots);
+    if (!two.r.skipped.empty()) return two.r;
     const StageTimes s = stage_times(t, two.load_only_ms);
     const double model_ms = slots_model_ms(s, 2);
-    PerfResult r = two.r;
+    PerfResult r = combine(two, s,
+                           {{"two_slots_ms", two.ms}, {"model_ms", model_ms}, {"t_m_us", s.t_m_us}, {"t_m1_us", s.t_m1_us},
+                            {"t_c_us", s.t_c_us}, {"iters", t.w.iters}},
+                           {{"two slots", &two}});
     r.ratio = model_ms / two.ms;
     r.message = strprintf("two slots %.3f ms; the model %.3f ms: T_pipe = t + (T − 1) · max(t, t_c) + t_c with t = "
                           "max(t_m, t_m⁽¹⁾ / 1), one copy in flight, from %s",
                           two.ms, model_ms, stage_words(s, t.w.iters).c_str());
-    r.details = {{"two_slots_ms", two.ms}, {"model_ms", model_ms}, {"t_m_us", s.t_m_us}, {"t_m1_us", s.t_m1_us},
-                 {"t_c_us", s.t_c_us}, {"iters", t.w.iters}};
-    r.invalid.clear();
-    r.wrong_result.clear();
-    declare_bound(r, s);
-    merge_into(r, two, "two slots");
     return r;
 }
 
@@ -445,13 +440,21 @@ PerfResult perf_bound(Context& ctx) {
                                   [stages](const Work& w, cudaStream_t st) { launch_producer(stages, w, st); });
     std::vector<VariantTime> times;
     std::size_t best = 0;
+    times.reserve(variants.size());
+    NamedTimes named;
     for (const auto& [name, launch] : variants) {
         times.push_back(time_variant(ctx, t, name, launch));
+        if (!times.back().r.skipped.empty()) return times.back().r;
+        named.emplace_back(name, &times.back());
         if (times.back().ms < times[best].ms) best = times.size() - 1;
     }
     const StageTimes s = stage_times(t, times[best].load_only_ms);
     const double bound_ms = std::max(s.load_only_ms, s.compute_only_ms);
-    PerfResult r = times[best].r;
+    PerfResult r = combine(times[best], s,
+                           {{"best", variants[best].first}, {"best_ms", times[best].ms}, {"bound_ms", bound_ms},
+                            {"load_only_ms", s.load_only_ms}, {"compute_only_ms", s.compute_only_ms},
+                            {"t_m1_us", s.t_m1_us}, {"iters", t.w.iters}},
+                           named);
     r.ratio = bound_ms / times[best].ms;
     std::string all;  // each variant with the model's time for its slots
     for (std::size_t i = 0; i < variants.size(); ++i) {
@@ -462,13 +465,6 @@ PerfResult perf_bound(Context& ctx) {
     r.message = strprintf("your best, %s: %.3f ms; the bound max(load-only, compute-only) = %.3f ms from %s; all (ms): %s",
                           variants[best].first.c_str(), times[best].ms, bound_ms, stage_words(s, t.w.iters).c_str(),
                           all.c_str());
-    r.details = {{"best", variants[best].first}, {"best_ms", times[best].ms}, {"bound_ms", bound_ms},
-                 {"load_only_ms", s.load_only_ms}, {"compute_only_ms", s.compute_only_ms}, {"t_m1_us", s.t_m1_us},
-                 {"iters", t.w.iters}};
-    r.invalid.clear();
-    r.wrong_result.clear();
-    for (std::size_t i = 0; i < variants.size(); ++i) merge_into(r, times[i], variants[i].first);
-    declare_bound(r, s);
     return r;
 }
 
@@ -476,19 +472,19 @@ PerfResult perf_bound(Context& ctx) {
 
 void register_checks(Lab& lab) {
     lab.correctness("correct.one_slot", "(a) one slot: bit-identical to the baseline", 5,
-                    [](Context& ctx) { return check_variant(ctx, {{"one slot", &launch_one_slot}}); });
+                    observed([](Context& ctx) { return check_variant(ctx, {{"one slot", &launch_one_slot}}); }));
     lab.correctness("correct.two_slots", "(b) two slots: bit-identical to the baseline", 5,
-                    [](Context& ctx) { return check_variant(ctx, {{"two slots", &launch_two_slots}}); });
+                    observed([](Context& ctx) { return check_variant(ctx, {{"two slots", &launch_two_slots}}); }));
     lab.correctness("correct.stages", "(c) 1 to 6 stages: bit-identical to the baseline", 8,
-                    [](Context& ctx) { return check_variant(ctx, stage_variants()); });
-    lab.correctness("correct.producer", "(d) a producer warp, 2 to 6 slots, full/empty barriers (sm_90)", 8, [](Context& ctx) {
+                    observed([](Context& ctx) { return check_variant(ctx, stage_variants()); }));
+    lab.correctness("correct.producer", "(d) a producer warp, 2 to 6 slots, full/empty barriers (sm_90)", 8, observed([](Context& ctx) {
         if (!producer_supported()) {
             CorrectnessResult r;
             r.skipped = "this GPU has no bulk copies or transaction barriers (they need sm_90 or later)";
             return r;
         }
         return check_variant(ctx, producer_variants(), kThreads + 32);
-    });
+    }));
 
     lab.profile_target("one_slot", [] { small_run(&launch_one_slot); });
     lab.profile_target("two_slots", [] { small_run(&launch_two_slots); });
@@ -507,22 +503,18 @@ void register_checks(Lab& lab) {
     lab.correctness("hazards.stages", "(c) 1 to 6 stages under compute-sanitizer", 5,
                     [](Context& ctx) { return check_hazards(ctx, "stages", "1 to 6 stages", stage_variants()); });
 
-    lab.reference("load_only", [](Context& ctx) {
-        Timed t(ctx.seed_for("lab06 reference"));
-        return reference_alone("the load-only kernel", t.given(&launch_load_only), Timed::kSets,
-                               "reference alone: lab06 load-only");
-    });
-    // Bars, from the reference on the H200 (two runs, docs/performance-log.md): two slots 1.48x one slot, the
+    // Bars, from the solution on the H200 (two runs, docs/performance-log.md): two slots 1.48x one slot, the
     // two-slot model 0.887 of the measured time, the best variant (producer warp, 4 slots) 0.812 of the bound.
-    // Full marks a little below each, so that run-to-run noise does not cost the reference points.
+    // Full marks a little below each, so that run-to-run noise does not cost the solution points.
+    const Baseline load_only = load_only_baseline().baseline;
     const PerfSpec two{.requires_check = "correct.two_slots", .pass_bar = 1.2, .full_bar = 1.4, .unit = "x one slot",
-                       .reference = "load_only"};
+                       .baseline = load_only};
     lab.performance("perf.two_vs_one", "(b) two slots over one at the balanced point", 12, two, perf_two_vs_one);
     const PerfSpec model{.requires_check = "correct.two_slots", .pass_bar = 0.7, .full_bar = 0.8,
-                         .unit = "model / measured", .reference = "load_only"};
+                         .unit = "model / measured", .baseline = load_only};
     lab.performance("perf.model_two_slots", "(b) the slots model from measured t_m, t_m⁽¹⁾, t_c over the two-slot time",
                     10, model, perf_model);
     const PerfSpec bound{.requires_check = "correct.stages", .pass_bar = 0.55, .full_bar = 0.75, .unit = "of the bound",
-                         .reference = "load_only"};
+                         .baseline = load_only};
     lab.performance("perf.bound", "(c, d) your best variant against max(load-only, compute-only)", 20, bound, perf_bound);
 }

@@ -101,19 +101,16 @@ CorrectnessResult check_replays(Context& ctx, bool direct, bool fused) {
             if (step.output() == nullptr) return r.message = "output() is null", r;
             const std::string diff = first_difference(bits_of(step.output(), s.elements()), want);
             if (!diff.empty()) {
-                r.message = strprintf("M = %d, replay %d with a new input (%s%s): %s", m, rep + 1,
-                                      direct ? "written into input()" : "copied in", fused ? ", fused" : "", diff.c_str());
-                r.hint = rep > 0 ? "the first replay was right: does the graph read the buffer the new input went to?"
-                                 : "capture the same launches as run_step_eager, with the graph's own input and output";
-                return r;
+                return fail(std::move(r), strprintf("M = %d, replay %d with a new input (%s%s): %s", m, rep + 1,
+                                                    direct ? "written into input()" : "copied in", fused ? ", fused" : "", diff.c_str()),
+                            rep > 0 ? "the first replay was right: does the graph read the buffer the new input went to?"
+                                               : "capture the same launches as run_step_eager, with the graph's own input and output");
             }
         }
     }
-    r.passed = true;
-    r.message = std::string("M = 1 and 256, three replays each with a new input ") +
-                (direct ? "written into input() by its producer" : "copied in") + (fused ? ", fused chain" : "") +
-                ": the eager step's bits";
-    return r;
+    return pass(std::move(r), std::string("M = 1 and 256, three replays each with a new input ") +
+                              (direct ? "written into input() by its producer" : "copied in") + (fused ? ", fused chain" : "") +
+                              ": the eager step's bits");
 }
 
 // ---- what the observer saw the graph calls do -----------------------------------------------------------------
@@ -160,7 +157,6 @@ std::string kernels_outside(const Observation& seen, const std::set<std::uint32_
 // kernel node's parameters set on it) and no instantiation; by recapture, a new instance, which the step replays.
 CorrectnessResult check_move_output(Context& ctx) {
     CorrectnessResult r;
-    if (r.skipped = observation_skip(); !r.skipped.empty()) return r;
     Setup s(1, ctx.seed_for("lab08 model"));
     GraphStep step(s.model, s.buffers, false);
     DeviceBuffer<bf16> y1(s.elements()), y2(s.elements());
@@ -189,9 +185,8 @@ CorrectnessResult check_move_output(Context& ctx) {
         const Observation seen = w.close();
         const std::string diff = first_difference(to_host_bits(y), want);
         if (!diff.empty()) {
-            r.message = std::string("after moving the output by ") + how + ": " + diff;
-            r.hint = "the new output pointer must reach the last kernel's arguments in the instantiated graph";
-            return r;
+            return fail(std::move(r), std::string("after moving the output by ") + how + ": " + diff,
+                        "the new output pointer must reach the last kernel's arguments in the instantiated graph");
         }
         const std::set<std::uint32_t> replayed = launched_instances(seen);
         std::set<std::uint32_t> updated, made;
@@ -201,11 +196,10 @@ CorrectnessResult check_move_output(Context& ctx) {
         }
         observed[how] = {{"updates", updated.size()}, {"instantiations", made.size()}, {"graph_launches", replayed.size()}};
         if (replayed.size() != 1) {
-            r.message = strprintf("after moving the output by %s the step made %zu graph launches of %zu instances: expected "
-                                  "one replay", how, std::size_t(std::count_if(seen.calls.begin(), seen.calls.end(), is_graph_launch)),
-                                  replayed.size());
-            r.hint = "step_copy_in copies the input in and replays the instance once";
-            return r;
+            return fail(std::move(r), strprintf("after moving the output by %s the step made %zu graph launches of %zu instances: expected "
+                                                "one replay", how, std::size_t(std::count_if(seen.calls.begin(), seen.calls.end(), is_graph_launch)),
+                                                replayed.size()),
+                        "step_copy_in copies the input in and replays the instance once");
         }
         const std::uint32_t instance = *replayed.begin();
         if (const std::string outside = kernels_outside(seen, replayed); !outside.empty()) {
@@ -214,20 +208,18 @@ CorrectnessResult check_move_output(Context& ctx) {
         }
         if (update) {
             if (!made.empty() || updated.count(instance) == 0 || first.count(instance) == 0) {
-                r.message = !made.empty() ? strprintf("move_output_by_update instantiated %zu graph(s): that is a recapture, "
-                                                      "not an update of the instance", made.size())
-                            : updated.count(instance) == 0
-                                ? std::string("move_output_by_update changed no instantiated graph that the step then replayed "
-                                              "(no cudaGraphExecUpdate or kernel-node parameters set on it was seen)")
-                                : std::string("after the update the step replayed an instance other than the one it replayed before");
-                r.hint = "update the instantiated graph in place: cudaGraphExecUpdate with the recaptured graph, or "
-                         "cudaGraphExecKernelNodeSetParams on the last kernel's node";
-                return r;
+                return fail(std::move(r), !made.empty() ? strprintf("move_output_by_update instantiated %zu graph(s): that is a recapture, "
+                                                                    "not an update of the instance", made.size())
+                                          : updated.count(instance) == 0
+                                              ? std::string("move_output_by_update changed no instantiated graph that the step then replayed "
+                                                            "(no cudaGraphExecUpdate or kernel-node parameters set on it was seen)")
+                                              : std::string("after the update the step replayed an instance other than the one it replayed before"),
+                            "update the instantiated graph in place: cudaGraphExecUpdate with the recaptured graph, or "
+                            "cudaGraphExecKernelNodeSetParams on the last kernel's node");
             }
         } else if (made.count(instance) == 0) {
-            r.message = "move_output_by_recapture made no new instance that the step then replayed";
-            r.hint = "capture the step again with the new output and instantiate it; replay that";
-            return r;
+            return fail(std::move(r), "move_output_by_recapture made no new instance that the step then replayed",
+                        "capture the step again with the new output and instantiate it; replay that");
         }
     }
     r.passed = true;
@@ -244,7 +236,6 @@ CorrectnessResult check_move_output(Context& ctx) {
 // against models::launch_variants. Instantiating inside the steps is not a replay.
 CorrectnessResult check_launch_counts(Context& ctx) {
     CorrectnessResult r;
-    if (r.skipped = observation_skip(); !r.skipped.empty()) return r;
     Setup s(1, ctx.seed_for("lab08 model"));
     const auto expected = models::launch_variants(kRuns, 6, 5);
     const std::int64_t e0 = host_launches();
@@ -412,14 +403,26 @@ double e2e_us(const std::function<void()>& f, cudaStream_t s, int steps) {
 // ≈ 16 µs) — timed as they come, it measured the host's pace, 23-47 µs between its quartiles in one run.
 constexpr double kEagerHoldUs = 100;
 
-// The eager step's device time inside the check, against its time alone before the first check (the reference):
+// The baseline of every timed check: the eager step at M = 1, timed held.
+Baseline eager_baseline() {
+    Baseline b{"eager", "the eager step at M = 1", {}};
+    b.time_alone = [what = b.what](Context& ctx) {
+        Setup s(1, ctx.seed_for("lab08 model"));
+        return baseline_alone(what,
+                              [&](int, cudaStream_t st) { run_step_eager(s.model, s.buffers, s.in.data(), s.eager_out.data(), false, st); },
+                              1, "baseline alone: lab08 eager", kEagerHoldUs);
+    };
+    return b;
+}
+
+// The eager step's device time inside the check, against its time alone before the first check (the baseline):
 // work left running or another process on the GPU makes the check INVALID.
 void compare_eager(const Context& ctx, Setup& s, PerfResult& r) {
     TimingOptions o = grading_timing("lab08 eager inside");
     o.hold_us = kEagerHoldUs;
     const TimingResult inside = time_region(
         [&](cudaStream_t st) { run_step_eager(s.model, s.buffers, s.in.data(), s.eager_out.data(), false, st); }, o);
-    compare_reference(ctx, inside, r);
+    compare_baseline(ctx, eager_baseline(), inside, r);
 }
 
 // The host time to submit a one-node graph (an empty kernel), measured as submit_us measures a step: no replay of
@@ -586,29 +589,24 @@ void register_checks(Lab& lab) {
     lab.correctness("correct.direct", "(b) replays reading what the producer wrote into input()", 8,
                     [](Context& ctx) { return check_replays(ctx, true, false); });
     lab.correctness("correct.fused", "(c) the fused graph: the same bits", 6, [](Context& ctx) { return check_replays(ctx, false, true); });
-    lab.correctness("correct.move_output", "(d) the output moved by update and by recapture", 8, check_move_output);
+    lab.correctness("correct.move_output", "(d) the output moved by update and by recapture", 8, observed(check_move_output));
     lab.correctness("launches.counts", "host launches and kernels for 5 runs, eager, graph and fused, against the model", 10,
-                    check_launch_counts);
-    // Bars from the reference's graded runs on the H200: host submit 13.7-18.6x with CUPTI never loaded (six runs),
+                    observed(check_launch_counts));
+    // Bars from the solution's graded runs on the H200: host submit 13.7-18.6x with CUPTI never loaded (six runs),
     // 11.7-17.8x with the observer's quiet time (four runs, 2026-12-03); end to end 1.43-1.91x (six runs), 1.72-2.30x
     // with a new input every step (three runs) (the eager step is bound by the host's launches, 22-36 µs a step,
     // the replay by the device, 15.6 µs); break-even measured over model 0.64-0.89 in nine runs (the copy costs ~2 µs
     // to start and, from
     // 16 MiB, evicts the step's weights from L2: measured below the model, the further the larger the saving, and
     // the saving follows the host's launch speed, so full is set below the lowest run).
-    lab.reference("eager", [](Context& ctx) {
-        Setup s(1, ctx.seed_for("lab08 model"));
-        return reference_alone("the eager step at M = 1",
-                               [&](int, cudaStream_t st) { run_step_eager(s.model, s.buffers, s.in.data(), s.eager_out.data(), false, st); },
-                               1, "reference alone: lab08 eager", kEagerHoldUs);
-    });
+    const Baseline eager = eager_baseline();
     lab.performance("perf.host_submit", "host submit time per step at M = 1, eager over graph", 12,
-                    {.requires_check = "correct.direct", .pass_bar = 4.0, .full_bar = 8.0, .unit = "x eager", .reference = "eager"},
+                    {.requires_check = "correct.direct", .pass_bar = 4.0, .full_bar = 8.0, .unit = "x eager", .baseline = eager},
                     perf_host_submit);
     lab.performance("perf.e2e_m1", "end-to-end time per step at M = 1, eager over graph", 12,
-                    {.requires_check = "correct.direct", .pass_bar = 1.2, .full_bar = 1.4, .unit = "x eager", .reference = "eager"},
+                    {.requires_check = "correct.direct", .pass_bar = 1.2, .full_bar = 1.4, .unit = "x eager", .baseline = eager},
                     perf_e2e);
     lab.performance("perf.breakeven", "the copy-in break-even swept, against the model from the measured saving and copy rate",
-                    14, {.requires_check = "correct.direct", .pass_bar = 0.45, .full_bar = 0.6, .unit = "measured / model", .reference = "eager"},
+                    14, {.requires_check = "correct.direct", .pass_bar = 0.45, .full_bar = 0.6, .unit = "measured / model", .baseline = eager},
                     perf_breakeven);
 }

@@ -90,9 +90,7 @@ CorrectnessResult check_policy(Context& ctx) {
         }
     }
     CorrectnessResult r;
-    r.passed = true;
-    r.message = strprintf("%d cases, around every crossover of 400 random cost triples: the model's choice each time", cases);
-    return r;
+    return pass(std::move(r), strprintf("%d cases, around every crossover of 400 random cost triples: the model's choice each time", cases));
 }
 
 // ---- (c) the program cache ---------------------------------------------------------------------------------
@@ -331,16 +329,13 @@ CorrectnessResult check_bucketed(Context& ctx) {
         const std::string why = check_strategy_on(gemm_case(ctx, m), [](const Gemm& g) { launch_gemm_bucketed(g, kBuckets, nullptr); },
                                                   bucket_of(m), "bucketed");
         if (!why.empty()) {
-            r.message = why;
-            r.hint = "pad M up to the bucket for the launch, but mask every load of X and every store of Y at row M";
-            return r;
+            return fail(std::move(r), why,
+                        "pad M up to the bucket for the launch, but mask every load of X and every store of Y at row M");
         }
     }
-    r.passed = true;
-    r.message = strprintf("%zu shapes (odd sizes and the mixed trace's most frequent) within tolerance of the generic "
-                          "kernel; Y untouched past M (buckets 16 … 4096)",
-                          shapes.size());
-    return r;
+    return pass(std::move(r), strprintf("%zu shapes (odd sizes and the mixed trace's most frequent) within tolerance of the generic "
+                                        "kernel; Y untouched past M (buckets 16 … 4096)",
+                                        shapes.size()));
 }
 
 // Bucketed, M = 37 in a bucket of 64, with X and Y allocated for exactly 37 rows: memcheck sees any access past M.
@@ -394,15 +389,7 @@ CorrectnessResult check_bucket_bounds(Context& ctx) {
         r.skipped = "not checked: the graded run of the same call cannot be observed: " + skip;
         return r;
     }
-    Observation graded;
-    {
-        Window window;
-        {
-            GradedCall call;
-            bucket_bounds_target();
-        }
-        graded = window.close();
-    }
+    const Observation graded = observe_call([] { bucket_bounds_target(); });
     {  // the guarded run's memory, made here first: where it cannot be made, the guarded run's failure says nothing
         const GuardedBuffer probe(std::size_t(37) * kN * sizeof(bf16));
         if (!probe.why_not().empty()) {
@@ -425,11 +412,10 @@ CorrectnessResult check_bucket_bounds(Context& ctx) {
     const TargetRun& guarded = s.beside.front();
     r.details["guarded"] = {{"status", guarded.status}, {"launches", guarded.launches.size()}};
     if (guarded.status != 0) {
-        r.message = strprintf("with X and Y allocated for exactly M = 37 rows in a bucket of 64, each ending where an "
-                              "unmapped page begins, the call failed (no tool): an access past M%s%s",
-                              guarded.output.empty() ? "" : ": ", failure_line(guarded.output).c_str());
-        r.hint = "the padding rows are computed as zeros: never load them from X nor store them to Y";
-        return r;
+        return fail(std::move(r), strprintf("with X and Y allocated for exactly M = 37 rows in a bucket of 64, each ending where an "
+                                            "unmapped page begins, the call failed (no tool): an access past M%s%s",
+                                            guarded.output.empty() ? "" : ": ", failure_line(guarded.output).c_str()),
+                    "the padding rows are computed as zeros: never load them from X nor store them to Y");
     }
     const std::string guarded_face = guarded.launches_forged      ? std::string("its output carried a launch log the runner did not write")
                                      : !guarded.launches_recorded ? std::string("it ended without the runner's record of its launches")
@@ -439,16 +425,13 @@ CorrectnessResult check_bucket_bounds(Context& ctx) {
         return r;
     }
     if (!s.clean) {
-        r.message = strprintf("compute-sanitizer memcheck: %d error%s with X and Y allocated for exactly M = 37 rows in a "
-                              "bucket of 64 (an access past M):\n%s",
-                              s.errors, s.errors == 1 ? "" : "s", s.first_report.c_str());
-        r.hint = "the padding rows are computed as zeros: never load them from X nor store them to Y";
-        return r;
+        return fail(std::move(r), strprintf("compute-sanitizer memcheck: %d error%s with X and Y allocated for exactly M = 37 rows in a "
+                                            "bucket of 64 (an access past M):\n%s",
+                                            s.errors, s.errors == 1 ? "" : "s", s.first_report.c_str()),
+                    "the padding rows are computed as zeros: never load them from X nor store them to Y");
     }
-    r.passed = true;
-    r.message = "no access past M = 37 (bucket 64, buffers of exactly 37 rows): none under memcheck, none with X and Y "
-                "ending at an unmapped page; both runs launched what the graded run launches";
-    return r;
+    return pass(std::move(r), "no access past M = 37 (bucket 64, buffers of exactly 37 rows): none under memcheck, none with X and Y "
+                              "ending at an unmapped page; both runs launched what the graded run launches");
 }
 
 // Each shape's first call, from an empty cache, observed: the right result, an NVRTC compilation asked for (the
@@ -458,7 +441,6 @@ CorrectnessResult check_bucket_bounds(Context& ctx) {
 // not told apart here: its kernel is still not the graded objects' own.)
 CorrectnessResult check_specialized(Context& ctx) {
     CorrectnessResult r;
-    if (r.skipped = observation_skip(); !r.skipped.empty()) return r;
     TempDir dir("lab09-specialized");
     ProgramCache cache(dir.path, 64);
     const std::vector<int> shapes = check_shapes();
@@ -475,9 +457,8 @@ CorrectnessResult check_specialized(Context& ctx) {
         const Observation seen = w.close();
         const NvrtcCompiles after = nvrtc_compiles();
         if (!why.empty()) {
-            r.message = why;
-            r.hint = "the generated source's constants (M, N, K) and the launch's grid must agree";
-            return r;
+            return fail(std::move(r), why,
+                        "the generated source's constants (M, N, K) and the launch's grid must agree");
         }
         for (const ObservedModule& mod : seen.modules)
             if (!mod.own) loaded.insert(mod.functions.begin(), mod.functions.end());
@@ -565,43 +546,37 @@ CorrectnessResult check_crossover(Context& ctx) {
     r.details = {{"p_specialized_ms", me.p_specialized_ms}, {"t_generic_ms", me.t_generic_ms},
                  {"t_specialized_ms", me.t_specialized_ms}};
     if (!(me.t_specialized_ms < me.t_generic_ms)) {
-        r.message = strprintf("at M = %d the specialised kernel (%.4f ms) is not faster than the generic one (%.4f ms): "
-                              "specialising never pays",
-                              m, me.t_specialized_ms, me.t_generic_ms);
-        r.hint = "a kernel for one M can keep all M rows in registers and read W once";
-        return r;
+        return fail(std::move(r), strprintf("at M = %d the specialised kernel (%.4f ms) is not faster than the generic one (%.4f ms): "
+                                            "specialising never pays",
+                                            m, me.t_specialized_ms, me.t_generic_ms),
+                    "a kernel for one M can keep all M rows in registers and read W once");
     }
     const double crossover = me.p_specialized_ms / (me.t_generic_ms - me.t_specialized_ms);
     const int before = std::max(1, int(crossover / 2)), after = int(std::ceil(crossover * 2));
     r.details["crossover_calls"] = crossover;
     if (!(after <= kMaxCrossoverRun)) {
-        r.message = strprintf("P = %.1f ms, T = %.4f ms generic and %.4f ms specialised at M = %d: specialising pays only "
-                              "after %.0f calls, too many to show by running both sides of it here (at most %d calls)",
-                              me.p_specialized_ms, me.t_generic_ms, me.t_specialized_ms, m, crossover, kMaxCrossoverRun);
-        r.hint = "at M = 16 a kernel for one M can be about twice as fast as the generic one: keep all M rows in "
-                 "registers and read W once";
-        return r;
+        return fail(std::move(r), strprintf("P = %.1f ms, T = %.4f ms generic and %.4f ms specialised at M = %d: specialising pays only "
+                                            "after %.0f calls, too many to show by running both sides of it here (at most %d calls)",
+                                            me.p_specialized_ms, me.t_generic_ms, me.t_specialized_ms, m, crossover, kMaxCrossoverRun),
+                    "at M = 16 a kernel for one M can be about twice as fast as the generic one: keep all M rows in "
+                    "registers and read W once");
     }
     const CallsRun generic = run_calls(ctx, m, before, after, false), special = run_calls(ctx, m, before, after, true);
     r.details["runs_ms"] = {{"generic_before", generic.first_ms}, {"specialized_before", special.first_ms},
                             {"generic_after", generic.all_ms}, {"specialized_after", special.all_ms}};
     if (!special.wrong_result.empty()) {
-        r.message = special.wrong_result;
-        r.hint = "every call must compute its own output: its X is new each time";
-        return r;
+        return fail(std::move(r), special.wrong_result,
+                    "every call must compute its own output: its X is new each time");
     }
     const std::string measured = strprintf("P = %.1f ms, T = %.4f ms generic and %.4f ms specialised at M = %d: crossover "
                                            "after %.0f calls; %d calls took %.1f vs %.1f ms, %d calls %.1f vs %.1f ms",
                                            me.p_specialized_ms, me.t_generic_ms, me.t_specialized_ms, m, crossover, before,
                                            generic.first_ms, special.first_ms, after, generic.all_ms, special.all_ms);
     if (!(generic.first_ms < special.first_ms && special.all_ms < generic.all_ms)) {
-        r.message = "the measured crossover did not predict the winners: " + measured;
-        r.hint = "P must include everything the first call pays (NVRTC, load), and a call must not pay it again";
-        return r;
+        return fail(std::move(r), "the measured crossover did not predict the winners: " + measured,
+                    "P must include everything the first call pays (NVRTC, load), and a call must not pay it again");
     }
-    r.passed = true;
-    r.message = measured;
-    return r;
+    return pass(std::move(r), measured);
 }
 
 // ---- (d) the policy end to end ----------------------------------------------------------------------------
@@ -924,6 +899,22 @@ const ServingRuns& serving_runs(Context& ctx) {
     return *runs;
 }
 
+// The baseline: the given generic kernel at M = 64, on buffers of its own (nothing of the graded code runs before
+// the first check).
+struct GenericInputs {
+    DeviceBuffer<bf16> x{std::size_t(64) * kK}, w{std::size_t(kK) * kN}, y{std::size_t(64) * kN};
+    explicit GenericInputs(const Context& ctx) {
+        fill_uniform_bf16_device(x.data(), x.size(), ctx.seed_for("lab09 baseline x"), -1.0f, 1.0f);
+        fill_uniform_bf16_device(w.data(), w.size(), ctx.seed_for("lab09 baseline w"), -1.0f, 1.0f);
+    }
+};
+SetBaseline<GenericInputs> generic_baseline() {
+    return baseline_on<GenericInputs>(
+        "generic", "the generic kernel at M = 64", [](Context& ctx) { return GenericInputs(ctx); },
+        [](GenericInputs& in, int, cudaStream_t s) { launch_gemm_generic({in.x.data(), in.w.data(), in.y.data(), 64, kN, kK}, s); },
+        1);
+}
+
 PerfResult perf_policy(Context& ctx, bool over_generic) {
     const ServingRuns& sr = serving_runs(ctx);
     PerfResult r;
@@ -945,11 +936,10 @@ PerfResult perf_policy(Context& ctx, bool over_generic) {
                  {"grading_phases_s", sr.phases_s}};
     r.wrong_result = sr.wrong_result;
     // Inside the check, the generic kernel alone at M = 64, against its time before the first check.
-    const GemmCase& c = gemm_case(ctx, 64);
-    DeviceBuffer<bf16> y(std::size_t(64) * kN);
-    TimingOptions o;
-    o.label = "lab09 generic inside";
-    compare_reference(ctx, time_region([&](cudaStream_t s) { launch_gemm_generic({c.x.data(), c.w.data(), y.data(), 64, kN, kK}, s); }, o), r);
+    const SetBaseline<GenericInputs> generic = generic_baseline();
+    GenericInputs in(ctx);
+    const TimingResult inside = time_region([&](cudaStream_t s) { generic.enqueue(in, 0, s); }, grading_timing("lab09 generic inside"));
+    compare_baseline(ctx, generic.baseline, inside, r);
     return r;
 }
 
@@ -984,33 +974,19 @@ void register_checks(Lab& lab) {
 
     lab.correctness("correct.bucketed", "(b) bucketed against generic on a trace's shapes; Y untouched past M", 10, check_bucketed);
     lab.correctness("hazards.bucket_bounds", "(b) no access past M under memcheck (exactly sized buffers)", 5, check_bucket_bounds);
-    lab.correctness("correct.specialized", "(c) NVRTC-specialised against generic on a trace's shapes", 10, check_specialized);
+    lab.correctness("correct.specialized", "(c) NVRTC-specialised against generic on a trace's shapes", 10, observed(check_specialized));
     lab.correctness("measure.crossover", "(c) the crossover from measured P and T predicts the faster strategy", 10, check_crossover);
 
-    lab.reference("generic", [](Context& ctx) {
-        // The given kernel only, on buffers of its own: nothing of the graded code runs before the first check.
-        struct Inputs {
-            DeviceBuffer<bf16> x{std::size_t(64) * kK}, w{std::size_t(kK) * kN}, y{std::size_t(64) * kN};
-        };
-        static Inputs* in = nullptr;
-        if (in == nullptr) {
-            in = new Inputs;
-            fill_uniform_bf16_device(in->x.data(), in->x.size(), ctx.seed_for("lab09 reference x"), -1.0f, 1.0f);
-            fill_uniform_bf16_device(in->w.data(), in->w.size(), ctx.seed_for("lab09 reference w"), -1.0f, 1.0f);
-        }
-        return reference_alone("the generic kernel at M = 64", [](int, cudaStream_t s) {
-            launch_gemm_generic({in->x.data(), in->w.data(), in->y.data(), 64, kN, kK}, s);
-        }, 1, "reference alone: lab09 generic");
-    });
-    // Bars from the reference's graded runs on the H200: on these 200 calls, with 111 distinct M and P of 16-68 ms,
+    const Baseline generic = generic_baseline().baseline;
+    // Bars from the solution's graded runs on the H200: on these 200 calls, with 111 distinct M and P of 16-68 ms,
     // generic is nearly the best there is (with every count known ahead the measured costs allow 401.5 ms against
-    // generic's 402.2 ms), so over generic the policy must above all not lose: the reference 1.00x; over
-    // specialised, where every distinct M is compiled, the reference 15.5-19.7x.
+    // generic's 402.2 ms), so over generic the policy must above all not lose: the solution 1.00x; over
+    // specialised, where every distinct M is compiled, the solution 15.5-19.7x.
     lab.performance("perf.policy_vs_generic", "(d) the mixed trace end to end: always generic over your policy", 8,
-                    {.requires_check = "correct.specialized", .pass_bar = 0.95, .full_bar = 0.98, .unit = "x generic", .reference = "generic"},
+                    {.requires_check = "correct.specialized", .pass_bar = 0.95, .full_bar = 0.98, .unit = "x generic", .baseline = generic},
                     [](Context& ctx) { return perf_policy(ctx, true); });
     lab.performance("perf.policy_vs_specialized", "(d) the mixed trace end to end: always specialised over your policy", 7,
                     {.requires_check = "correct.specialized", .pass_bar = 3.0, .full_bar = 8.0, .unit = "x specialised",
-                     .reference = "generic"},
+                     .baseline = generic},
                     [](Context& ctx) { return perf_policy(ctx, false); });
 }

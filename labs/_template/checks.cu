@@ -56,7 +56,7 @@ struct TimedSets {
         for (int s = 0; s < 2; ++s) {
             x[s] = DeviceBuffer<float>(n);
             y[s] = DeviceBuffer<float>(n);
-            fill_uniform_device(x[s].data(), n, seed + 1 + s, -100.0f, 100.0f, nullptr);
+            refill(s, seed + 1 + s, nullptr);
         }
     }
     std::string verify(int s, const void* out) const {
@@ -66,13 +66,10 @@ struct TimedSets {
         return d.count == 0 ? "" : std::to_string(d.count) + " of " + std::to_string(n) + " elements wrong; first at index " +
                                        std::to_string(*d.first);
     }
+    void refill(int s, std::uint64_t seed, cudaStream_t st) { fill_uniform_device(x[s].data(), n, seed, -100.0f, 100.0f, st); }
+    std::pair<void*, std::size_t> output(int s) { return output_of(y[s]); }
     Rotation rotation() {
-        Rotation r;
-        r.run = [this](int s, cudaStream_t st) { launch_scale(x[s].data(), a, y[s].data(), n, st); };
-        r.refill = [this](int s, std::uint64_t seed, cudaStream_t st) { fill_uniform_device(x[s].data(), n, seed, -100.0f, 100.0f, st); };
-        r.output = [this](int s) { return std::pair<void*, std::size_t>{y[s].data(), y[s].bytes()}; };
-        r.verify = [this](int s, const void* out) { return verify(s, out); };
-        return r;
+        return rotation_of(*this, [this](int s, cudaStream_t st) { launch_scale(x[s].data(), a, y[s].data(), n, st); });
     }
 };
 
@@ -83,12 +80,7 @@ CorrectnessResult check_timed_size(Context& ctx) {
     CUDA_CHECK(cudaMemcpy(x0.data(), sets.x[0].data(), x0.bytes(), cudaMemcpyDeviceToDevice));
     sets.y[0].poison();
     CUDA_CHECK(cudaDeviceSynchronize());
-    Window window;
-    {
-        GradedCall graded;
-        launch_scale(sets.x[0].data(), sets.a, sets.y[0].data(), kTimed, nullptr);
-    }
-    const Observation seen = window.close();
+    const Observation seen = observe_call([&] { launch_scale(sets.x[0].data(), sets.a, sets.y[0].data(), kTimed, nullptr); });
     const std::string wrong = sets.verify(0, sets.y[0].data());
     CorrectnessResult r;
     r.passed = wrong.empty();
@@ -116,15 +108,14 @@ void register_checks(Lab& lab) {
         lab.correctness(s.id, s.title, s.points, [n = s.n](Context& ctx) { return check_on_host(ctx, n); });
     lab.correctness("correct.timed", "y = a · x, n = 2^26 (timed size)", 5, check_timed_size);
 
-    // Bars from the reference on an H200: set them so that the reference clears full marks with room and an honest
+    // Bars from the solution on an H200: set them so that the solution clears full marks with room and an honest
     // first attempt (one thread per element) earns partial credit.
-    constexpr double kBytes = 2.0 * 4.0 * static_cast<double>(kTimed);  // read x, write y
-    lab.reference("copy", copy_reference(kBytes));
+    const CopyBaseline copy = copy_baseline(2.0 * 4.0 * static_cast<double>(kTimed));  // read x, write y
     const PerfSpec spec{.requires_check = "correct.timed", .pass_bar = 0.70, .full_bar = 0.90, .unit = "of copy BW",
-                        .reference = "copy"};
-    lab.performance("perf.copy_fraction", "bandwidth, n = 2^26 (vs D2D copy)", 25, spec, [](Context& ctx) {
+                        .baseline = copy.baseline};
+    lab.performance("perf.copy_fraction", "bandwidth, n = 2^26 (vs D2D copy)", 25, spec, [copy](Context& ctx) {
         TimedSets sets(kTimed, ctx.seed_for("labNN timed"));
-        PerfResult r = fraction_of_copy_bandwidth(ctx, sets.rotation(), kBytes, "labNN scale");
+        PerfResult r = fraction_of_copy_bandwidth(ctx, copy, sets.rotation(), "labNN scale");
         // The floors: the bytes at the copy rate (set by the helper), and the ratio: y = a · x moves the bytes of
         // the copy it is timed against, in the same loop, so it cannot beat it by more than the noise.
         r.floor.max_ratio = 1.10;

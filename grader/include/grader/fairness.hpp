@@ -60,7 +60,7 @@ struct FairnessNote {
  * @brief The note for the timings in @p details that did not converge: every object in it (at any depth)
  * shaped like a TimingResult (`median_ms`, `rel_ci`, `count` and a boolean `converged`) whose `converged` is
  * false. "timing did not converge (work: median ±1.8% after 300 runs)". None when every timing converged or
- * there is none. @param details a performance check's details (the runner adds reference_alone.timing)
+ * there is none. @param details a performance check's details (the runner adds baseline_alone.timing)
  */
 [[nodiscard]] std::optional<FairnessNote> unconverged_timing_note(const nlohmann::json& details);
 

@@ -2,7 +2,7 @@
  * @file gpu_checks.hpp
  * @brief The lab kit: what every lab's checks.cu needs, written once.
  *
- * - cases: cached_case() makes a shape's inputs (and references) once per run, from the run's seed;
+ * - cases: cached_case() makes a shape's inputs (and what is expected of them) once per run, from the run's seed;
  *   draw() (grader/lab.hpp) picks sizes from the seed, so each run adds shapes nobody could tune for;
  * - results: run_on_poisoned() runs a launcher on a poisoned output and brings it back; to_result()
  *   turns a comparison into a correctness result; require_unchanged() fails it, with one wording, when
@@ -14,10 +14,10 @@
  *   observer; observed_kernel_count(), require_own_kernels() and judge_observation() grade what it did —
  *   kernels counted and named from CUPTI's records, never from what the code says about itself;
  * - timings: fraction_of_copy_bandwidth() and speedup_over(), always interleaved in one process, each
- *   with its reference (copy_reference(), reference_alone()) timed alone before the first check and
- *   compared with the same reference inside the check. Every timed call of the graded code gets fresh
- *   inputs and a scrambled output; the calls verified are picked after each call, from randomness the
- *   process cannot know (secret_draw()). A reference that ran slower inside the check, graded work that
+ *   against the check's baseline (one object: copy_baseline(), baseline_on(); the runner times it alone before
+ *   the first check, the helper times it again inside and compares). Every timed call of the graded code gets
+ *   fresh inputs and a scrambled output; the calls verified are picked after each call, from randomness the
+ *   process cannot know (secret_draw()). A baseline that ran slower inside the check, graded work that
  *   ran while the grader's own work did, a thread started during the timing, or a foreign kernel in a timed
  *   call makes the check INVALID or FAIL instead of graded.
  *
@@ -26,7 +26,7 @@
  * CorrectnessResult check(Context& ctx, std::size_t n) {
  *     const Case& c = cached_case<Case>("n=" + std::to_string(n), [&] { ... });
  *     const auto y = run_on_poisoned<float>(n, [&](float* out) { launch_mine(c.x.data(), out, n, nullptr); });
- *     CorrectnessResult r = to_result(compare_f32(y, reference(c), tol), "y = f(x)");
+ *     CorrectnessResult r = to_result(compare_f32(y, expected(c), tol), "y = f(x)");
  *     return require_unchanged(std::move(r), {input("x", c.x, c.hx)});
  * }
  * @endcode
@@ -59,7 +59,7 @@ namespace gpulab::grader {
 /**
  * @brief The case stored under @p key, made by @p make on first use and kept for the rest of the run
  * (one process grades one lab once, so "per process" is "per run"). A lab keeps one case type: its
- * inputs on host and device and whatever reference it computes from them.
+ * inputs on host and device and whatever it expects of them.
  * @tparam Case the lab's case type
  * @param key  names the case (e.g. its shape); equal keys share one case
  * @param make makes the case (draws its data from the run's seed)
@@ -85,6 +85,12 @@ Case& cached_case(const std::string& key, const std::function<std::unique_ptr<Ca
 [[nodiscard]] Observation observe_graded(const Enqueue& enqueue);
 
 /**
+ * @brief A check that grades what the observer saw, as registered: SKIPPED with observation_skip()'s reason where
+ * the observer does not record, else @p check. @param check the check
+ */
+[[nodiscard]] std::function<CorrectnessResult(Context&)> observed(std::function<CorrectnessResult(Context&)> check);
+
+/**
  * @brief Grades how many kernels a path launched from what the observer saw it run (kernels of graph
  * launches included): "observed 2 kernels: a, b; expected 1". SKIPPED (CorrectnessResult::skipped) when the
  * observer does not record here.
@@ -108,12 +114,12 @@ Case& cached_case(const std::string& key, const std::function<std::unique_ptr<Ca
 
 /**
  * @brief Judges what ran while a performance check timed the graded code: foreign kernels in a timed call
- * (r.not_own: FAIL), graded work that ran at the same time as the grader's own (its reference, its flushes,
+ * (r.not_own: FAIL), graded work that ran at the same time as the grader's own (its baseline, its flushes,
  * the spans in @p trusted_spans: work left running, INVALID), threads started by the graded code meanwhile
  * (INVALID). Puts the observation's summary in r.details["observed"]. Sets r.skipped when the observer does
  * not record.
  * @param ctx the run @param seen the timing's window @param r the result @param trusted_spans CUPTI-clock spans
- * during which only the grader's work runs (host-timed references)
+ * during which only the grader's work runs (host-timed baselines)
  */
 void judge_observation(const Context& ctx, const Observation& seen, PerfResult& r,
                        const std::vector<std::pair<std::uint64_t, std::uint64_t>>& trusted_spans = {});
@@ -259,17 +265,89 @@ struct Rotation {
     std::function<std::string(int set, const void* output_copy)> verify;
 };
 
-// ---- references ----------------------------------------------------------------------------------------
+/** @brief A device buffer as a Rotation's output: its pointer and bytes. */
+template <class Buf>
+[[nodiscard]] std::pair<void*, std::size_t> output_of(Buf& buffer) {
+    return {static_cast<void*>(buffer.data()), buffer.bytes()};
+}
 
 /**
- * @brief Times @p run alone, as the timed loops time a reference (grading_timing(), L2 flushed), rotating
- * over @p sets sets: what a Lab::reference() returns. @param what the reference, for messages ("the naive
+ * @brief The Rotation of a check's timed sets, written once: @p run enqueues the graded code on a set, and the sets
+ * say the rest through three members — `void refill(int set, std::uint64_t seed, cudaStream_t)`,
+ * `std::pair<void*, std::size_t> output(int set)` (output_of() a buffer) and
+ * `std::string verify(int set, const void* output_copy)` — and, when they rotate over more than two sets, a
+ * `static constexpr int kSets`. @p sets must outlive the Rotation.
+ */
+template <class Sets>
+[[nodiscard]] Rotation rotation_of(Sets& sets, SetEnqueue run) {
+    Rotation r;
+    if constexpr (requires { Sets::kSets; }) r.sets = Sets::kSets;
+    r.run = std::move(run);
+    r.refill = [&sets](int set, std::uint64_t seed, cudaStream_t s) { sets.refill(set, seed, s); };
+    r.output = [&sets](int set) { return sets.output(set); };
+    r.verify = [&sets](int set, const void* got) { return sets.verify(set, got); };
+    return r;
+}
+
+// ---- baselines -----------------------------------------------------------------------------------------
+
+/**
+ * @brief Times @p run alone, as the timed loops time a baseline (grading_timing(), L2 flushed), rotating
+ * over @p sets sets: what a Baseline::time_alone returns. @param what the baseline, for messages ("the naive
  * GEMM") @param run enqueues it on a set @param sets sets to rotate over @param label NVTX label
- * @param hold_us TimingOptions::hold_us (for a reference submitted slower than it runs; the check that compares
+ * @param hold_us TimingOptions::hold_us (for a baseline submitted slower than it runs; the check that compares
  * with it must time it the same way)
  */
-[[nodiscard]] ReferenceTiming reference_alone(const std::string& what, const SetEnqueue& run, int sets,
-                                              const std::string& label, double hold_us = 0);
+[[nodiscard]] BaselineTiming baseline_alone(const std::string& what, const SetEnqueue& run, int sets,
+                                            const std::string& label, double hold_us = 0);
+
+/**
+ * @brief A baseline that runs on a check's timed sets (the lab's frozen implementation, a vendor library), declared
+ * once: `baseline` goes into PerfSpec::baseline (the runner times it alone, on sets of its own), and on() gives the
+ * same work on the check's sets, which speedup_over() times interleaved with the graded code and compares with
+ * that timing. Made by baseline_on().
+ * @tparam Sets the check's timed sets
+ */
+template <class Sets>
+struct SetBaseline {
+    Baseline baseline;                                          ///< for PerfSpec::baseline
+    std::function<void(Sets&, int set, cudaStream_t)> enqueue;  ///< the baseline's work on one set
+    /** @brief Its work on @p sets (which must outlive the result). */
+    [[nodiscard]] SetEnqueue on(Sets& sets) const {
+        return [run = enqueue, &sets](int set, cudaStream_t s) { run(sets, set, s); };
+    }
+};
+
+/**
+ * @brief Declares a baseline that runs on timed sets: @p make builds sets for its timing alone (from the run's
+ * Context: seed_for()); @p enqueue runs it on one set, alone and inside the check alike.
+ * @param id unique within the lab @param what for messages @param make builds sets @param enqueue runs it on a set
+ * @param sets how many sets it rotates over alone @param hold_us TimingOptions::hold_us (as the check times it)
+ */
+template <class Sets>
+[[nodiscard]] SetBaseline<Sets> baseline_on(std::string id, std::string what, std::function<Sets(Context&)> make,
+                                            std::function<void(Sets&, int, cudaStream_t)> enqueue, int sets = 2,
+                                            double hold_us = 0) {
+    SetBaseline<Sets> b;
+    b.enqueue = enqueue;
+    b.baseline.id = id;
+    b.baseline.what = what;
+    b.baseline.time_alone = [=](Context& ctx) {
+        Sets s = make(ctx);
+        return baseline_alone(what, [&](int set, cudaStream_t st) { enqueue(s, set, st); }, sets,
+                              "baseline alone: " + id, hold_us);
+    };
+    return b;
+}
+
+/** @brief The baseline of fraction_of_copy_bandwidth(): a D2D copy moving bytes_moved (bytes_moved / 2 copied). */
+struct CopyBaseline {
+    Baseline baseline;       ///< for PerfSpec::baseline (id "copy")
+    double bytes_moved = 0;  ///< bytes the graded work must read plus write, at the least; the copy moves as many
+};
+
+/** @brief The copy baseline for work that moves @p bytes_moved bytes: a D2D copy of bytes_moved / 2 bytes. */
+[[nodiscard]] CopyBaseline copy_baseline(double bytes_moved);
 
 /**
  * @brief Times two synchronous host paths on the host clock, alternately (a, b, a, b, ...), after one warm-up
@@ -293,19 +371,13 @@ struct Rotation {
                                     int reps, PerfResult& r, bool b_completes);
 
 /**
- * @brief For a check that times its reference itself (lab 01 times a pinned copy between its host-clocked
- * runs): compares the reference's median inside the check, @p inside, with its timing alone before the
- * first check, and marks @p r INVALID
- * when it ran more than Context::reference_tolerance slower. Sets r.reference_compared.
- * @param ctx the run (the check's reference) @param inside the reference timed inside the check @param r the result
+ * @brief For a check that times its baseline itself (lab 01 times a pinned copy between its host-clocked
+ * runs): compares the baseline's median inside the check, @p inside, with its timing alone before the
+ * first check, and marks @p r INVALID when it ran more than Context::baseline_tolerance slower. Sets
+ * r.baseline_compared. @param ctx the run @param baseline the check's baseline (require_current_baseline())
+ * @param inside the baseline timed inside the check @param r the result
  */
-void compare_reference(const Context& ctx, const TimingResult& inside, PerfResult& r);
-
-/**
- * @brief The reference of fraction_of_copy_bandwidth() with the same @p bytes_moved: a D2D copy of
- * bytes_moved / 2 bytes, timed alone. Register it with Lab::reference().
- */
-[[nodiscard]] std::function<ReferenceTiming(Context&)> copy_reference(double bytes_moved);
+void compare_baseline(const Context& ctx, const Baseline& baseline, const TimingResult& inside, PerfResult& r);
 
 /** @brief Timed calls whose outputs the helpers keep and verify (reservoir sampling over every timed call). */
 inline constexpr int kVerifiedCalls = 3;
@@ -332,7 +404,7 @@ private:
  * GpuHooks::start_checks): another process holds a context on it, or a D2D copy of the size the grader
  * measured at the start of the run (in a process without graded code) now runs more than the tolerance
  * slower — the process's static initialisers left work running, or someone else shares the GPU.
- * @param ctx the run (its ceilings, reference_tolerance)
+ * @param ctx the run (its ceilings, baseline_tolerance)
  */
 [[nodiscard]] std::vector<std::string> gpu_start_checks(const Context& ctx);
 
@@ -347,32 +419,39 @@ private:
 // ---- timed ratios --------------------------------------------------------------------------------------
 
 /**
- * @brief Fraction of the device-to-device copy bandwidth that @p work reaches: @p work and a
- * cudaMemcpy moving the same number of bytes (bytes_moved / 2 copied = bytes_moved read + written) are
- * timed interleaved; the ratio is t_copy / t_work. Its floor is bytes_moved (Floor::bytes). Timed calls see
- * fresh contents and some are verified (see Rotation). The
- * check's reference must be copy_reference(bytes_moved): the copy inside the check is compared with it.
- * @param ctx         the run (the check's reference, timed alone)
- * @param work        the graded workload
- * @param bytes_moved bytes the work must read plus write, at the least
- * @param label       NVTX label
+ * @brief Fraction of the device-to-device copy bandwidth that @p work reaches: @p work and a cudaMemcpy moving
+ * copy.bytes_moved (half of it copied: as many bytes read plus written) are timed interleaved; the ratio is
+ * t_copy / t_work. Its floor is bytes_moved (Floor::bytes). Timed calls see fresh contents and some are verified
+ * (see Rotation); the copy inside the check is compared with its timing alone.
+ * @param ctx   the run
+ * @param copy  the check's baseline (its PerfSpec::baseline), from copy_baseline()
+ * @param work  the graded workload
+ * @param label NVTX label
  */
-[[nodiscard]] PerfResult fraction_of_copy_bandwidth(const Context& ctx, const Rotation& work, double bytes_moved,
+[[nodiscard]] PerfResult fraction_of_copy_bandwidth(const Context& ctx, const CopyBaseline& copy, const Rotation& work,
                                                     const std::string& label);
 
 /**
  * @brief Speed-up of @p work over @p baseline, timed interleaved: t_baseline / t_work. Both run on the
- * same rotating sets; timed calls of @p work see fresh contents and some are verified (see Rotation). The check's reference must time
- * the same baseline alone (reference_alone()): the baseline inside the check is compared with it.
- * @param ctx         the run (the check's reference, timed alone)
- * @param baseline    enqueues the lab's baseline on a set
+ * same rotating sets; timed calls of @p work see fresh contents and some are verified (see Rotation). The baseline
+ * inside the check is compared with its timing alone.
+ * @param ctx         the run
+ * @param baseline    the check's baseline (its PerfSpec::baseline)
+ * @param run         enqueues the baseline on a set of @p work's
  * @param work        the graded workload
  * @param floor_bytes bytes the work must move at the least (its Floor::bytes; 0: the check declares its floor
  *                    itself, in the result's Floor)
  * @param label       NVTX label
  */
-[[nodiscard]] PerfResult speedup_over(const Context& ctx, const SetEnqueue& baseline, const Rotation& work,
-                                      double floor_bytes, const std::string& label);
+[[nodiscard]] PerfResult speedup_over(const Context& ctx, const Baseline& baseline, const SetEnqueue& run,
+                                      const Rotation& work, double floor_bytes, const std::string& label);
+
+/** @brief speedup_over() with a baseline declared on the check's timed sets (baseline_on()). */
+template <class Sets>
+[[nodiscard]] PerfResult speedup_over(const Context& ctx, const SetBaseline<Sets>& baseline, Sets& sets,
+                                      const Rotation& work, double floor_bytes, const std::string& label) {
+    return speedup_over(ctx, baseline.baseline, baseline.on(sets), work, floor_bytes, label);
+}
 
 // ---- hardware counters -----------------------------------------------------------------------------------
 

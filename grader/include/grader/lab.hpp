@@ -38,7 +38,7 @@ namespace gpulab::grader {
 /** @brief What a check grades. */
 enum class CheckKind {
     answer,       ///< a paper exercise in answers.toml
-    correctness,  ///< results of the student's code against a reference
+    correctness,  ///< results of the student's code against what is expected
     performance,  ///< a speed ratio measured in the same run
 };
 
@@ -53,7 +53,7 @@ enum class Status {
     suspicious,    ///< faster than physically possible: flagged, not rewarded
     not_run,       ///< never reached (the lab's process crashed, hung or lost its CUDA context)
     tampered,      ///< the runner's report channel carried lines it did not write: the part scores 0
-    invalid,       ///< the measurement could not be trusted (its reference moved, the GPU was shared, work
+    invalid,       ///< the measurement could not be trusted (its baseline moved, the GPU was shared, work
                    ///< was left running): 0 points, not a verdict on the code; `grader --retry-invalid N`
 };
 
@@ -86,14 +86,29 @@ enum class Status {
 [[nodiscard]] std::uint64_t fresh_seed();
 
 /**
- * @brief A reference workload (the copy, the lab's baseline, a vendor library) timed alone by the runner
- * before any check runs, so before the graded code's first call in the process (Lab::reference()).
+ * @brief A baseline (the copy, the lab's frozen implementation, a vendor library) timed alone by the runner
+ * before any check runs, so before the graded code's first call in the process (Baseline::time_alone).
  */
-struct ReferenceTiming {
+struct BaselineTiming {
     std::string what;        ///< what it is, for messages ("the D2D copy", "the naive GEMM")
     double median_ms = 0;    ///< median time of its timed runs
     nlohmann::json details;  ///< its timing summary
     std::string error;       ///< why it could not be timed ("" when it was)
+};
+
+struct Context;
+
+/**
+ * @brief What a performance check's ratio is measured against: its baseline (the D2D copy, the lab's frozen
+ * implementation, a vendor library). One object says it all: the runner calls time_alone before the first check of
+ * the process, and the check's timing helper times the same work again, interleaved with the graded code, and
+ * compares the two (a baseline that ran slower inside the check makes the measurement INVALID). Made by the kit
+ * (grader/gpu_checks.hpp: copy_baseline(), baseline_on()), passed in PerfSpec::baseline.
+ */
+struct Baseline {
+    std::string id;    ///< unique within the lab ("copy", "naive"); checks that share a baseline share its id
+    std::string what;  ///< what it is, for messages ("the D2D copy", "the naive GEMM")
+    std::function<BaselineTiming(Context&)> time_alone;  ///< times it alone (grader/gpu_checks.hpp: baseline_alone())
 };
 
 /** @brief A parameter of an exercise case: the value answers.toml states, and the range a per-student case
@@ -123,12 +138,12 @@ struct Context {
     /// scan; empty when the runner was started by hand (then provenance is not checked).
     std::set<std::string> own_symbols;
 
-    /// References timed alone before the first check ran (Lab::reference()), by id.
-    std::map<std::string, ReferenceTiming> references;
-    /// The reference of the performance check that runs now (its PerfSpec::reference); set by the runner.
-    std::string reference_id;
-    /// How much slower a reference may run inside a check than alone before the check is INVALID.
-    double reference_tolerance = 0.10;
+    /// Baselines timed alone before the first check ran (Baseline::time_alone), by id.
+    std::map<std::string, BaselineTiming> baselines;
+    /// The baseline of the performance check that runs now (its PerfSpec::baseline); set by the runner.
+    std::string baseline_id;
+    /// How much slower a baseline may run inside a check than alone before the check is INVALID.
+    double baseline_tolerance = 0.10;
     /// Why every performance check of this process is INVALID (found before the first check ran: another
     /// process on the GPU, a copy slower than the grader measured at the start of the run), else empty.
     std::vector<std::string> run_invalid;
@@ -137,9 +152,9 @@ struct Context {
     /// objects do not define is foreign.
     std::vector<std::string> given_kernels;
 
-    /** @brief The reference of the performance check that runs now; throws std::logic_error when the
-     *  check declared none or it was not timed. */
-    [[nodiscard]] const ReferenceTiming& current_reference() const;
+    /** @brief The baseline of the performance check that runs now, as timed alone; throws std::logic_error when
+     *  none was (a lab definition error). */
+    [[nodiscard]] const BaselineTiming& current_baseline() const;
     /** @brief A measured ceiling by name (e.g. "d2d_copy_gbps"), if the grader measured it. */
     [[nodiscard]] std::optional<double> ceiling(std::string_view name) const;
     /** @brief A seed derived from the run's seed and @p salt: independent data per case, reproducible. */
@@ -163,13 +178,19 @@ struct CorrectnessResult {
     std::string tampered;
 };
 
+/** @brief @p r as passed, with @p message (what was checked and found): how a check that found nothing wrong ends. */
+[[nodiscard]] CorrectnessResult pass(CorrectnessResult r, std::string message);
+
+/** @brief @p r as failed, with what was found (@p message) and, for a student, the likely cause (@p hint). */
+[[nodiscard]] CorrectnessResult fail(CorrectnessResult r, std::string message, std::string hint = {});
+
 /** @brief Bars of a performance check: ratios, higher is better. */
 struct PerfSpec {
     std::string requires_check;  ///< id of the correctness check that must pass first (same shape)
     double pass_bar = 0;         ///< below this: 0 points
     double full_bar = 0;         ///< at or above this: full points; in between: 50% → 100% linearly
     std::string unit;            ///< how to read the ratio, e.g. "x baseline" or "of copy bandwidth"
-    std::string reference;       ///< id of the Lab::reference() the ratio divides by (required)
+    Baseline baseline;           ///< what the ratio is measured against (required)
 };
 
 /**
@@ -207,10 +228,10 @@ struct PerfResult {
     std::string message;              ///< how the ratio was measured
     nlohmann::json details;           ///< timings and sizes for the JSON report
     std::string wrong_result;         ///< why a verified timed run's output was wrong ("" when right)
-    /// Why the measurement cannot be trusted (the reference ran slower than alone, work was left running):
+    /// Why the measurement cannot be trusted (the baseline ran slower than alone, work was left running):
     /// the check is INVALID. Filled by the timing helpers of grader/gpu_checks.hpp.
     std::vector<std::string> invalid;
-    bool reference_compared = false;  ///< the helpers compared the reference with its timing alone
+    bool baseline_compared = false;  ///< the helpers compared the baseline with its timing alone
 };
 
 /** @brief One declared check, as the runner knows it. */
@@ -291,17 +312,12 @@ public:
      * too, e.g. the student's layout functions evaluated against a model. Parameters as for correctness().
      */
     void host_check(std::string id, std::string title, double points, std::function<CorrectnessResult(Context&)> fn);
-    /**
-     * @brief A reference a performance check divides by: the runner times @p time_alone before the first
-     * check of the process runs (before any of the graded code's calls), and the timing helpers compare the
-     * same workload, timed inside the check, with it. Declare it before the checks that name it.
-     * @param id         named by PerfSpec::reference
-     * @param time_alone times the workload alone (grader/gpu_checks.hpp: reference_alone(), copy_reference())
-     */
-    void reference(std::string id, std::function<ReferenceTiming(Context&)> time_alone);
     /** @brief A performance check on the GPU. @param id unique id @param title report line
-     *  @param points full points @param spec bars, prerequisite and reference @param fn measures the ratio
-     *  @throws std::logic_error when the bars are out of order or spec.reference was not declared */
+     *  The runner times spec.baseline alone before the first check of the process (once per baseline id, for
+     *  every check that runs), and the check's timing helper compares it with its timing inside the check.
+     *  @param points full points @param spec bars, prerequisite and baseline @param fn measures the ratio
+     *  @throws std::logic_error when the bars are out of order, the baseline has no id or no timing, or another
+     *  baseline was declared under the same id */
     void performance(std::string id, std::string title, double points, PerfSpec spec,
                      std::function<PerfResult(Context&)> fn);
 
@@ -314,7 +330,7 @@ public:
     /**
      * @brief A workload the lab's runner can run alone, in a fresh process started with `--profile-target
      * NAME` — for a profiler to watch (grader/gpu_checks.hpp: ncu_profile()). It runs with no check, no
-     * reference and no report channel; what it prints on stdout comes back to the check that started it.
+     * baseline and no report channel; what it prints on stdout comes back to the check that started it.
      * @param name names it @param run launches the work and waits for it
      */
     void profile_target(std::string name, std::function<void()> run);
@@ -334,8 +350,8 @@ public:
         std::function<PerfResult(Context&)> performance;
     };
     [[nodiscard]] const std::vector<Entry>& entries() const noexcept { return entries_; }
-    [[nodiscard]] const std::map<std::string, std::function<ReferenceTiming(Context&)>>& references() const noexcept {
-        return references_;
+    [[nodiscard]] const std::map<std::string, Baseline>& baselines() const noexcept {
+        return baselines_;
     }
     /// @endcond
 
@@ -344,11 +360,18 @@ private:
     std::uint64_t seed_ = 0;
     std::vector<CheckDecl> decls_;
     std::vector<Entry> entries_;
-    std::map<std::string, std::function<ReferenceTiming(Context&)>> references_;
+    std::map<std::string, Baseline> baselines_;
     std::map<std::string, ExerciseCase> cases_;
     std::map<std::string, std::function<void()>> profile_targets_;
     std::vector<std::string> given_kernels_;
 };
+
+/**
+ * @brief Throws std::logic_error (a lab definition error) unless @p b is the baseline of the performance check
+ * that runs now (its PerfSpec::baseline): what every timing helper checks first, so that the baseline a check
+ * times inside is the one the runner timed alone.
+ */
+void require_current_baseline(const Context& ctx, const Baseline& b);
 
 /** @brief Score of a performance ratio: 0 below pass_bar, 50% at it, linearly to 100% at full_bar. */
 [[nodiscard]] double perf_credit(double ratio, double pass_bar, double full_bar) noexcept;

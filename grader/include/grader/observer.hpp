@@ -33,6 +33,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -328,6 +329,18 @@ private:
     std::uint64_t begin_ = 0;
     std::size_t threads_ = 0;
 };
+
+/**
+ * @brief Runs @p f as the graded code (as_graded()) in a window of the observer and returns what the observer saw of
+ * it. @p f is host code: what it enqueues and does not wait for is seen as far as it ran when the window closed
+ * (wait inside @p f, or synchronize the device in it, to see all of it).
+ */
+template <typename F>
+[[nodiscard]] Observation observe_call(F&& f) {
+    Window window;
+    as_graded(std::forward<F>(f));
+    return window.close();
+}
 
 /** @brief The reason a check that grades an observation cannot run here ("" when the observer runs). */
 [[nodiscard]] std::string observation_skip();
