@@ -12,7 +12,7 @@ __global__ void naive(const T* __restrict__ in, T* __restrict__ out, int rows, i
     const int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     if (r < rows && c < cols) out[std::size_t(c) * rows + r] = in[std::size_t(r) * cols + c];
 }
-template <class T>
+template <class Layout, class T>  // the layout is not used: no shared memory
 void launch_naive(const T* in, T* out, int rows, int cols, cudaStream_t stream) {
     const dim3 grid(gpulab::ceil_div(cols, 32), gpulab::ceil_div(rows, 8));
     naive<T><<<grid, dim3(32, 8), 0, stream>>>(in, out, rows, cols);
@@ -20,13 +20,4 @@ void launch_naive(const T* in, T* out, int rows, int cols, cudaStream_t stream) 
 }
 }  // namespace
 
-void launch_transpose_padded(const float* in, float* out, int rows, int cols, cudaStream_t stream) {
-    launch_naive(in, out, rows, cols, stream);
-}
-void launch_transpose_swizzled(const float* in, float* out, int rows, int cols, cudaStream_t stream) {
-    launch_naive(in, out, rows, cols, stream);
-}
-void launch_transpose_swizzled_bf16(const __nv_bfloat16* in, __nv_bfloat16* out, int rows, int cols,
-                                    cudaStream_t stream) {
-    launch_naive(in, out, rows, cols, stream);
-}
+WRONG_LAUNCHERS_VIA(launch_naive)

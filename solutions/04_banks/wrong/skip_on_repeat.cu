@@ -16,13 +16,4 @@ void once(const T* in, T* out, int rows, int cols, cudaStream_t stream) {
 }
 }  // namespace
 
-void launch_transpose_padded(const float* in, float* out, int rows, int cols, cudaStream_t stream) {
-    once<PaddedLayout>(in, out, rows, cols, stream);
-}
-void launch_transpose_swizzled(const float* in, float* out, int rows, int cols, cudaStream_t stream) {
-    once<SwizzledLayout>(in, out, rows, cols, stream);
-}
-void launch_transpose_swizzled_bf16(const __nv_bfloat16* in, __nv_bfloat16* out, int rows, int cols,
-                                    cudaStream_t stream) {
-    once<SwizzledLayoutBf16>(in, out, rows, cols, stream);
-}
+WRONG_LAUNCHERS_VIA(once)

@@ -30,17 +30,20 @@ void launch(const T* in, T* out, int rows, int cols, cudaStream_t stream) {
 
 }  // namespace wrong
 
-#define WRONG_LAUNCHERS()                                                                                          \
+// The three launchers, each calling FN<Layout>(in, out, rows, cols, stream) with its own layout: what each version
+// does to a launch is FN.
+#define WRONG_LAUNCHERS_VIA(FN)                                                                                    \
     void launch_transpose_padded(const float* in, float* out, int rows, int cols, cudaStream_t stream) {           \
-        wrong::launch<PaddedLayout>(in, out, rows, cols, stream);                                                  \
+        FN<PaddedLayout>(in, out, rows, cols, stream);                                                             \
     }                                                                                                              \
     void launch_transpose_swizzled(const float* in, float* out, int rows, int cols, cudaStream_t stream) {         \
-        wrong::launch<SwizzledLayout>(in, out, rows, cols, stream);                                                \
+        FN<SwizzledLayout>(in, out, rows, cols, stream);                                                           \
     }                                                                                                              \
     void launch_transpose_swizzled_bf16(const __nv_bfloat16* in, __nv_bfloat16* out, int rows, int cols,          \
                                         cudaStream_t stream) {                                                     \
-        wrong::launch<SwizzledLayoutBf16>(in, out, rows, cols, stream);                                            \
+        FN<SwizzledLayoutBf16>(in, out, rows, cols, stream);                                                       \
     }
+#define WRONG_LAUNCHERS() WRONG_LAUNCHERS_VIA(wrong::launch)
 
 // The right layouts, for the versions whose fault lies elsewhere.
 #define WRONG_RIGHT_PADDED()                                                                                       \
