@@ -538,7 +538,7 @@ CopyBaseline copy_baseline(double bytes_moved) {
     CopyBaseline b;
     b.bytes_moved = bytes_moved;
     b.baseline.id = "copy";
-    b.baseline.what = strprintf("the D2D copy (%.4g MiB moved)", bytes_moved / double(1 << 20));
+    b.baseline.what = strprintf("the D2D copy of %.4g MiB", bytes_moved / 2 / double(1 << 20));
     b.baseline.time_alone = [bytes_moved, what = b.baseline.what](Context&) {
         const auto copy_bytes = static_cast<std::size_t>(bytes_moved / 2);
         DeviceBuffer<unsigned char> src(copy_bytes), dst(copy_bytes);

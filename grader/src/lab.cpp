@@ -241,6 +241,10 @@ CorrectnessResult fail(CorrectnessResult r, std::string message, std::string hin
     return r;
 }
 
+CorrectnessResult fail_because(CorrectnessResult r, const std::string& why, std::string hint) {
+    return fail(r, why + ". " + r.message, std::move(hint));
+}
+
 void require_current_baseline(const Context& ctx, const Baseline& b) {
     if (ctx.baseline_id != b.id)
         throw std::logic_error("lab definition error: the check times the baseline '" + b.id + "' (" + b.what +

@@ -323,28 +323,29 @@ void record_kernel(Observer::State& s, const CUpti_ActivityKernel10* k) {
     s.kernels.push_back(std::move(o));
 }
 
-void record_copy(Observer::State& s, const CUpti_ActivityMemcpy6* m) {
+// What a copy's and a memset's records share (both are ObservedCopy).
+template <class Record>
+ObservedCopy copy_like(Observer::State& s, const Record* m) {
     ObservedCopy o;
-    o.kind = copy_kind(m->copyKind);
-    o.pageable_host = m->srcKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE || m->dstKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
     o.bytes = m->bytes;
     o.stream = m->streamId;
     o.start = m->start;
     o.end = m->end;
     o.graph = m->graphId;
     o.correlation = s.correlation(m->correlationId);
+    return o;
+}
+
+void record_copy(Observer::State& s, const CUpti_ActivityMemcpy6* m) {
+    ObservedCopy o = copy_like(s, m);
+    o.kind = copy_kind(m->copyKind);
+    o.pageable_host = m->srcKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE || m->dstKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
     s.copies.push_back(o);
 }
 
 void record_memset(Observer::State& s, const CUpti_ActivityMemset4* m) {
-    ObservedCopy o;
+    ObservedCopy o = copy_like(s, m);
     o.is_memset = true;
-    o.bytes = m->bytes;
-    o.stream = m->streamId;
-    o.start = m->start;
-    o.end = m->end;
-    o.graph = m->graphId;
-    o.correlation = s.correlation(m->correlationId);
     s.copies.push_back(o);
 }
 

@@ -89,22 +89,18 @@ std::optional<std::uint64_t> read_clock_events(const GpuHooks& gpu) {
 // measurement that cannot be trusted (INVALID), else points from the bars.
 void judge_performance(const CheckDecl& d, const PerfSpec& spec, const PerfResult& p, const Context& ctx,
                        const GpuHooks& gpu, CheckResult& r) {
-    if (!p.wrong_result.empty()) {
+    const auto failed = [&r](const std::string& message, const char* hint) {
         r.status = Status::fail;
         r.points = 0;
-        r.message = p.wrong_result;
-        r.hint = "every timed run must do all the work on the data it is given: nothing may be kept from an "
-                 "earlier run with the same buffers";
-        return;
-    }
-    if (!p.not_own.empty()) {
-        r.status = Status::fail;
-        r.points = 0;
-        r.message = p.not_own;
-        r.hint = "a graded path's work must be done by your own kernels: no library calls, no calls of the lab's given "
-                 "implementations";
-        return;
-    }
+        r.message = message;
+        r.hint = hint;
+    };
+    if (!p.wrong_result.empty())
+        return failed(p.wrong_result, "every timed run must do all the work on the data it is given: nothing may be kept "
+                                      "from an earlier run with the same buffers");
+    if (!p.not_own.empty())
+        return failed(p.not_own, "a graded path's work must be done by your own kernels: no library calls, no calls of "
+                                 "the lab's given implementations");
     if (p.time_ms && p.floor_ms && *p.time_ms < *p.floor_ms) {
         r.status = Status::suspicious;
         r.points = 0;
@@ -144,33 +140,54 @@ void judge_performance(const CheckDecl& d, const PerfSpec& spec, const PerfResul
     r.status = credit >= 1.0 ? Status::pass : credit > 0 ? Status::partial : Status::fail;
 }
 
-CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx,
-                           const std::map<std::string, Status>& done, const GpuHooks& gpu) {
+// A correctness check's result as the report states it.
+CheckResult correctness_result(const CheckDecl& d, const CorrectnessResult& c) {
     CheckResult r = result_for(d);
-    if (d.kind == CheckKind::correctness) {
-        const CorrectnessResult c = e.correctness(ctx);
-        if (!c.skipped.empty()) {
-            r.status = Status::skipped;
-            r.message = c.skipped;
-            r.details = c.details;
-            return r;
-        }
-        if (!c.tampered.empty()) {
-            r.status = Status::tampered;
-            r.message = "TAMPERED: " + c.tampered;
-            r.hint = "the graded code must behave the same under a profiler or sanitizer as when it is graded";
-            r.details = c.details;
-            return r;
-        }
+    r.details = c.details;
+    if (!c.skipped.empty()) {
+        r.status = Status::skipped;
+        r.message = c.skipped;
+    } else if (!c.tampered.empty()) {
+        r.status = Status::tampered;
+        r.message = "TAMPERED: " + c.tampered;
+        r.hint = "the graded code must behave the same under a profiler or sanitizer as when it is graded";
+    } else {
         r.status = c.passed ? Status::pass : Status::fail;
         r.points = c.passed ? d.max_points : 0.0;
         r.measured = c.passed ? "correct" : "wrong";
         r.message = c.message;
         r.hint = c.hint;
-        r.details = c.details;
-        return r;
     }
-    // Performance: graded only after the correctness check for the same shape passed.
+    return r;
+}
+
+// What the report keeps of a graded measurement: its timings, bars, the baseline alone, the clock's throttle reasons.
+void record_measurement(const PerfSpec& spec, const PerfResult& p, const BaselineTiming& alone,
+                        const std::optional<std::uint64_t>& clocks_before, const std::optional<std::uint64_t>& clocks_after,
+                        CheckResult& r) {
+    r.measured = num(p.ratio) + " " + spec.unit;
+    r.message = p.message;
+    r.details = p.details;
+    if (p.time_ms) r.details["time_ms"] = *p.time_ms;
+    if (p.floor_ms) r.details["floor_ms"] = *p.floor_ms;
+    r.details["ratio"] = p.ratio;
+    r.details["pass_bar"] = spec.pass_bar;
+    r.details["full_bar"] = spec.full_bar;
+    r.details["baseline_alone"] = {{"id", spec.baseline.id}, {"what", alone.what}, {"median_ms", alone.median_ms},
+                                    {"timing", alone.details}};
+    if (clocks_before || clocks_after) {
+        const auto names = [](const std::optional<std::uint64_t>& m) {
+            return m ? nlohmann::json(clock_event_names(*m)) : nlohmann::json();
+        };
+        r.details["clock_events"] = {{"at_start", names(clocks_before)}, {"at_timing_end", names(clocks_after)}};
+    }
+}
+
+// A performance check: timed only after the correctness check for the same shape passed, against its baseline as
+// timed alone, judged (grader/plausibility.hpp, invalid reasons) and with its fairness notes.
+CheckResult run_performance_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx,
+                                  const std::map<std::string, Status>& done, const GpuHooks& gpu) {
+    CheckResult r = result_for(d);
     const PerfSpec& spec = e.perf;
     r.target = perf_target(spec);
     if (!spec.requires_check.empty()) {
@@ -204,28 +221,19 @@ CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx
     if (!p.baseline_compared)
         throw std::logic_error("lab definition error: the check did not compare its baseline '" + spec.baseline.id +
                                "' (time it with the helpers of grader/gpu_checks.hpp)");
-    r.measured = num(p.ratio) + " " + spec.unit;
-    r.message = p.message;
-    r.details = p.details;
-    if (p.time_ms) r.details["time_ms"] = *p.time_ms;
-    if (p.floor_ms) r.details["floor_ms"] = *p.floor_ms;
-    r.details["ratio"] = p.ratio;
-    r.details["pass_bar"] = spec.pass_bar;
-    r.details["full_bar"] = spec.full_bar;
-    r.details["baseline_alone"] = {{"id", spec.baseline.id}, {"what", alone.what}, {"median_ms", alone.median_ms},
-                                    {"timing", alone.details}};
-    if (clocks_before || clocks_after) {
-        const auto names = [](const std::optional<std::uint64_t>& m) {
-            return m ? nlohmann::json(clock_event_names(*m)) : nlohmann::json();
-        };
-        r.details["clock_events"] = {{"at_start", names(clocks_before)}, {"at_timing_end", names(clocks_after)}};
-    }
+    record_measurement(spec, p, alone, clocks_before, clocks_after, r);
     judge_performance(d, spec, p, ctx, gpu, r);
     // Whether the measurement was fair: its timings converged, the clock was not throttled. A wrong result's
     // verdict does not rest on its timing: no note then.
     if (p.wrong_result.empty()) r.fairness = fairness_notes(r.details, clocks_before, clocks_after);
     if (!r.fairness.empty()) r.message += " — fairness: " + fairness_text(r.fairness);
     return r;
+}
+
+CheckResult run_code_check(const CheckDecl& d, const Lab::Entry& e, Context& ctx,
+                           const std::map<std::string, Status>& done, const GpuHooks& gpu) {
+    if (d.kind == CheckKind::correctness) return correctness_result(d, e.correctness(ctx));
+    return run_performance_check(d, e, ctx, done, gpu);
 }
 
 }  // namespace

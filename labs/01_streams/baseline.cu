@@ -34,12 +34,7 @@ __global__ void wait_for_flag(const volatile unsigned* flag) {
 __global__ void set_flag(volatile unsigned* flag) { *flag = 1u; }
 
 double clock_khz() {
-    static const double khz = [] {
-        int dev = 0, rate = 0;
-        CUDA_CHECK(cudaGetDevice(&dev));
-        CUDA_CHECK(cudaDeviceGetAttribute(&rate, cudaDevAttrClockRate, dev));
-        return double(rate);
-    }();
+    static const double khz = gpulab::device_attribute(cudaDevAttrClockRate);
     return khz;
 }
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -23,6 +24,7 @@
 #include "grader/gpu_checks.hpp"
 #include "labs/bf16.hpp"
 #include "labs/compare.hpp"
+#include "labs/launch.hpp"
 #include "labs/models/pipeline.hpp"
 #include "labs/random.hpp"
 #include "labs/text.hpp"
@@ -52,12 +54,7 @@ __global__ void hold(long long cycles) {
 }
 
 double clock_khz() {
-    static const double khz = [] {
-        int dev = 0, rate = 0;
-        CUDA_CHECK(cudaGetDevice(&dev));
-        CUDA_CHECK(cudaDeviceGetAttribute(&rate, cudaDevAttrClockRate, dev));
-        return double(rate);
-    }();
+    static const double khz = gpulab::device_attribute(cudaDevAttrClockRate);
     return khz;
 }
 
@@ -518,15 +515,19 @@ bool is_host_wait(const std::string& name) {
            name == "cuCtxSynchronize";
 }
 
-// One three_clocks() call as observed, against the clocks it returned: nothing found when they agree.
-Problem clocks_problem(const ClockRun& c) {
-    const std::string at = c.n >= kTimedElements ? "at 64 MiB" : "on the 4 KiB call";
-    // The work: one copy in, the work kernel and one copy out, on the call's stream.
+// When the GPU and the host did what in one three_clocks() call, as observed (CUPTI's clock, nanoseconds).
+struct ClockSpans {
+    std::uint64_t first_start = 0, last_end = 0;        // the call's work on the GPU
+    std::uint64_t first_enqueue = 0, last_enqueue = 0;  // its enqueuing calls (copies, launches)
+    std::uint64_t first_wait_after = 0;                 // its first host wait after the last enqueue
+};
+
+// The work: one copy in, the work kernel and one copy out, on the call's stream; sets the work's span.
+Problem work_problem(const ClockRun& c, const std::string& at, ClockSpans& t) {
     std::size_t h2d = 0, d2h = 0, work = 0, elsewhere = 0;
-    std::uint64_t first_start = 0, last_end = 0;
     const auto take = [&](std::uint64_t s, std::uint64_t e) {
-        if (first_start == 0 || s < first_start) first_start = s;
-        last_end = std::max(last_end, e);
+        if (t.first_start == 0 || s < t.first_start) t.first_start = s;
+        t.last_end = std::max(t.last_end, e);
     };
     for (const ObservedCopy& x : c.seen.copies) {
         if (!x.graded) continue;
@@ -542,43 +543,49 @@ Problem clocks_problem(const ClockRun& c) {
         if (k.stream == c.stream && is_work_kernel(k)) ++work;
         else ++elsewhere;
     }
-    if (h2d != 1 || d2h != 1 || work != 1 || elsewhere != 0)
-        return {strprintf("%s, three_clocks() did not run one copy in, the work kernel and one copy out on the given "
-                          "stream: the grader saw %zu copies in, %zu kernels of launch_work and %zu copies out there, and "
-                          "%zu other operations",
-                          at.c_str(), h2d, work, d2h, elsewhere),
-                "copy pinned_in to dev_in, launch_work into dev_out and copy back to pinned_out, all on `stream`"};
-    // The calls: the enqueues (copies, launches), the host waits, the event records.
-    std::uint64_t first_enqueue = 0, last_enqueue = 0;
+    if (h2d == 1 && d2h == 1 && work == 1 && elsewhere == 0) return {};
+    return {strprintf("%s, three_clocks() did not run one copy in, the work kernel and one copy out on the given "
+                      "stream: the grader saw %zu copies in, %zu kernels of launch_work and %zu copies out there, and "
+                      "%zu other operations",
+                      at.c_str(), h2d, work, d2h, elsewhere),
+            "copy pinned_in to dev_in, launch_work into dev_out and copy back to pinned_out, all on `stream`"};
+}
+
+// The calls: the enqueues (copies, launches), the host waits, the event records; sets their times.
+Problem calls_problem(const ClockRun& c, const std::string& at, ClockSpans& t) {
     for (const ObservedCall& call : c.seen.calls)
         if (call.graded && call.at >= c.entry && call.at <= c.exit &&
             (starts_with(call.name, "cudaMemcpy") || starts_with(call.name, "cudaLaunch"))) {
-            if (first_enqueue == 0) first_enqueue = call.at;
-            last_enqueue = std::max(last_enqueue, call.at);
+            if (t.first_enqueue == 0) t.first_enqueue = call.at;
+            t.last_enqueue = std::max(t.last_enqueue, call.at);
         }
     bool record_before = false, record_after = false;
-    std::uint64_t first_wait_after = c.exit;
+    t.first_wait_after = c.exit;
     for (const ObservedCall& call : c.seen.calls) {
         if (!call.graded || call.at < c.entry || call.at > c.exit) continue;
         if (is_host_wait(call.name)) {
-            if (call.at < last_enqueue)
+            if (call.at < t.last_enqueue)
                 return {strprintf("%s, three_clocks() waited (%s) before its last enqueue: the work queued ahead on the "
                                   "stream was drained before the clocks started",
                                   at.c_str(), call.name.c_str()),
                         "enqueue first, then wait: the end-to-end clock must see whatever is already queued on the "
                         "stream, and the device clock's events leave it out by themselves"};
-            first_wait_after = std::min(first_wait_after, call.at);
+            t.first_wait_after = std::min(t.first_wait_after, call.at);
         }
         if (starts_with(call.name, "cudaEventRecord")) {
-            record_before = record_before || call.at < first_enqueue;
-            record_after = record_after || call.at > last_enqueue;
+            record_before = record_before || call.at < t.first_enqueue;
+            record_after = record_after || call.at > t.last_enqueue;
         }
     }
-    if (!record_before || !record_after)
-        return {at + ", three_clocks() recorded no CUDA event " + (record_before ? "after its copy out" : "before its copy in"),
-                "the device clock is a pair of CUDA events on the call's stream (one before the copy in, one after the "
-                "copy out) and cudaEventElapsedTime"};
-    const double span = ms_between(first_start, last_end);
+    if (record_before && record_after) return {};
+    return {at + ", three_clocks() recorded no CUDA event " + (record_before ? "after its copy out" : "before its copy in"),
+            "the device clock is a pair of CUDA events on the call's stream (one before the copy in, one after the "
+            "copy out) and cudaEventElapsedTime"};
+}
+
+// The three clocks the call returned, against what was observed.
+Problem clock_values_problem(const ClockRun& c, const std::string& at, const ClockSpans& t) {
+    const double span = ms_between(t.first_start, t.last_end);
     if (c.k.device_ms < 0.95 * span - 0.005 || c.k.device_ms > 1.05 * span + 0.012)
         return {strprintf("%s the device time is not the call's: %.3f ms, while the GPU ran the call's copy in, kernel and "
                           "copy out in %.3f ms",
@@ -586,7 +593,7 @@ Problem clocks_problem(const ClockRun& c) {
                 "the device clock is a pair of CUDA events on the call's stream (one before the copy in, one after "
                 "the copy out) and cudaEventElapsedTime — not the host clock, which also counts the work queued ahead "
                 "and the host's own latency"};
-    const double done = ms_between(c.entry, last_end), call = ms_between(c.entry, c.exit);
+    const double done = ms_between(c.entry, t.last_end), call = ms_between(c.entry, c.exit);
     if (c.k.end_to_end_ms < 0.98 * done - 0.02)
         return {strprintf("%s, end to end (%.3f ms) does not cover the call: its work ended %.3f ms after three_clocks() "
                           "was entered (the work queued ahead on the stream included)",
@@ -596,7 +603,7 @@ Problem clocks_problem(const ClockRun& c) {
         return {strprintf("%s, end to end (%.3f ms) is longer than the call itself (%.3f ms on the grader's clock)",
                           at.c_str(), c.k.end_to_end_ms, call),
                 "end to end is measured inside the call: from before the first enqueue until the result is usable"};
-    const double enqueues = ms_between(first_enqueue, last_enqueue), before_wait = ms_between(c.entry, first_wait_after);
+    const double enqueues = ms_between(t.first_enqueue, t.last_enqueue), before_wait = ms_between(c.entry, t.first_wait_after);
     if (c.k.submit_ms < 0.8 * enqueues - 0.002 || c.k.submit_ms > before_wait + 0.01)
         return {strprintf("%s, submitting took %.4f ms by the submit clock; the grader saw the enqueuing calls begin %.4f ms "
                           "apart, and the first wait %.4f ms into the call",
@@ -604,6 +611,15 @@ Problem clocks_problem(const ClockRun& c) {
                 "the submit clock: steady_clock before the first enqueue, read again when the last enqueuing call has "
                 "returned, before any wait"};
     return {};
+}
+
+// One three_clocks() call as observed, against the clocks it returned: nothing found when they agree.
+Problem clocks_problem(const ClockRun& c) {
+    const std::string at = c.n >= kTimedElements ? "at 64 MiB" : "on the 4 KiB call";
+    ClockSpans t;
+    if (Problem p = work_problem(c, at, t); p.found()) return p;
+    if (Problem p = calls_problem(c, at, t); p.found()) return p;
+    return clock_values_problem(c, at, t);
 }
 
 constexpr std::size_t kTinyCall = 2048;
@@ -670,25 +686,20 @@ CorrectnessResult check_clocks(Context& ctx) {
                 strprintf(". The serial path (pageable, synchronous, not graded): %.3f ms end to end, its stages alone ",
                           serial.end_to_end_ms) +
                 sum(serial.stages);
-    const auto fail = [&](const std::string& why, const std::string& hint) {
-        r.message = why + ". " + r.message;
-        r.hint = hint;
-        return r;
-    };
     for (const ClockRun* c : {&big, &tiny}) {
         if (!c->result_ready)
-            return fail("the result was not in pinned_out when three_clocks() returned",
+            return fail_because(r, "the result was not in pinned_out when three_clocks() returned",
                         "end to end means until the result is usable: wait for the last copy before reading the host clock");
         if (!(c->k.submit_ms > 0 && c->k.device_ms > 0 && c->k.end_to_end_ms > 0))
-            return fail("a clock reads zero", "measure all three");
-        if (const Problem bad = clocks_problem(*c); bad.found()) return fail(bad.message, bad.hint);
+            return fail_because(r, "a clock reads zero", "measure all three");
+        if (const Problem bad = clocks_problem(*c); bad.found()) return fail_because(r, bad.message, bad.hint);
     }
     if (std::abs(big.k.device_ms - total_ms(stages)) > 0.1 * total_ms(stages) + 0.02)
-        return fail("at 64 MiB the device time is not the sum of the call's three stages timed alone",
+        return fail_because(r, "at 64 MiB the device time is not the sum of the call's three stages timed alone",
                     "one stream runs its copy in, kernel and copy out one after another: the events go before the "
                     "first and after the last");
     if (big.k.submit_ms > 0.5 * big.k.device_ms)
-        return fail("at 64 MiB, submitting took more than half the device time",
+        return fail_because(r, "at 64 MiB, submitting took more than half the device time",
                     "the submit clock stops when the last enqueuing call returns, before any wait");
     r.passed = true;
     return r;
@@ -754,6 +765,71 @@ WatchRun watch_once(HangDemo& demo, const std::vector<Watched>& items, bool hang
     return w;
 }
 
+// The names, comma-separated ("nothing" when none).
+std::string names(const std::vector<std::string>& v) {
+    std::string s;
+    for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s.empty() ? std::string("nothing") : s;
+}
+
+nlohmann::json watch_json(const WatchRun& w) {
+    return nlohmann::json{{"deadline_ms", w.deadline_ms}, {"finished", w.rep.finished}, {"unfinished", w.rep.unfinished},
+                          {"waited_ms", w.rep.waited_ms}, {"returned_after_ms", w.took_ms},
+                          {"grader_found_unfinished", w.unfinished}, {"queries", w.queries},
+                          {"last_query_ms", w.last_query_ms}, {"blocking_calls", w.blocking}};
+}
+
+// The hanging program's run of @p items: nothing found when watch() polled until its deadline, never blocked, and
+// named what the grader's own queries found still running.
+Problem hang_problem(const WatchRun& hung, std::size_t items) {
+    const double d = hung.deadline_ms;
+    const std::string poll = "never block on a stream or an event (cudaStreamSynchronize, cudaEventSynchronize): poll with "
+                             "cudaStreamQuery / cudaEventQuery until the deadline";
+    if (!hung.in_time)
+        return {strprintf("on the hanging program, watch() returned only after the grader released the hang (%.0f ms; "
+                          "deadline %.0f ms)",
+                          hung.took_ms, d),
+                poll};
+    if (hung.blocking > 0) return {"on the hanging program, watch() blocked in " + hung.blocked_in, poll};
+    if (hung.took_ms < 0.97 * d || hung.took_ms > d + 250)
+        return {strprintf("on the hanging program, watch() returned after %.0f ms (the grader's clock; it reported "
+                          "%.0f ms); the deadline was %.0f ms",
+                          hung.took_ms, hung.rep.waited_ms, d),
+                "keep polling until the deadline has passed on your own clock (std::chrono::steady_clock), then stop"};
+    if (std::abs(hung.rep.waited_ms - hung.took_ms) > 20)
+        return {strprintf("on the hanging program, watch() reported waiting %.0f ms; the grader timed it at %.0f ms",
+                          hung.rep.waited_ms, hung.took_ms),
+                "waited_ms is how long watch() waited: from its start until it gave up"};
+    if (hung.rep.finished || hung.rep.unfinished != hung.unfinished)
+        return {"on the hanging program, watch() reported " +
+                    std::string(hung.rep.finished ? "finished" : "unfinished: " + names(hung.rep.unfinished)) +
+                    "; the grader's own queries right after it returned found unfinished: " + names(hung.unfinished),
+                "cudaErrorNotReady from a query means still running; report each item that never completed, by the name "
+                "it was given, in the order given"};
+    if (hung.queries < items || hung.last_query_ms < 0.9 * d)
+        return {strprintf("on the hanging program, watch() made %zu queries, the last %.0f ms after it began (deadline "
+                          "%.0f ms)",
+                          hung.queries, hung.last_query_ms, d),
+                "query every item that has not completed, again and again, until the deadline"};
+    return {};
+}
+
+// The fixed program's run: nothing found when watch() returned finished, soon, and everything had finished.
+Problem fixed_problem(const WatchRun& fixed) {
+    if (!fixed.in_time || fixed.blocking > 0 || !fixed.rep.finished || !fixed.rep.unfinished.empty() ||
+        fixed.took_ms > 0.5 * fixed.deadline_ms)
+        return {strprintf("on the fixed program, watch() reported %s after %.0f ms (deadline %.0f ms%s)",
+                          fixed.rep.finished ? "finished" : ("unfinished: " + names(fixed.rep.unfinished)).c_str(),
+                          fixed.took_ms, fixed.deadline_ms,
+                          fixed.blocking > 0 ? ("; it blocked in " + fixed.blocked_in).c_str() : ""),
+                "return as soon as everything has completed"};
+    if (!fixed.unfinished.empty())
+        return {"on the fixed program, watch() reported finished, but the grader's own queries right after it returned "
+                "found still running: " + names(fixed.unfinished),
+                "finished means every item's query answered cudaSuccess"};
+    return {};
+}
+
 CorrectnessResult check_watchdog(Context&) {
     CorrectnessResult r;
     HangDemo demo;
@@ -774,71 +850,12 @@ CorrectnessResult check_watchdog(Context&) {
         hung = watch_once(demo, items, true, hang_deadline);
         fixed = watch_once(demo, items, false, fixed_deadline);
     }
-    const auto names = [](const std::vector<std::string>& v) {
-        std::string s;
-        for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
-        return s.empty() ? std::string("nothing") : s;
-    };
-    const auto as_json = [](const WatchRun& w) {
-        return nlohmann::json{{"deadline_ms", w.deadline_ms}, {"finished", w.rep.finished}, {"unfinished", w.rep.unfinished},
-                              {"waited_ms", w.rep.waited_ms}, {"returned_after_ms", w.took_ms},
-                              {"grader_found_unfinished", w.unfinished}, {"queries", w.queries},
-                              {"last_query_ms", w.last_query_ms}, {"blocking_calls", w.blocking}};
-    };
-    r.details = {{"hang", as_json(hung)}, {"fixed", as_json(fixed)}};
-    const double d = hung.deadline_ms;
-    const std::string poll = "never block on a stream or an event (cudaStreamSynchronize, cudaEventSynchronize): poll with "
-                             "cudaStreamQuery / cudaEventQuery until the deadline";
-    if (!hung.in_time) {
-        return fail(std::move(r), strprintf("on the hanging program, watch() returned only after the grader released the hang (%.0f ms; "
-                                            "deadline %.0f ms)",
-                                            hung.took_ms, d),
-                    poll);
-    }
-    if (hung.blocking > 0) {
-        return fail(std::move(r), "on the hanging program, watch() blocked in " + hung.blocked_in,
-                    poll);
-    }
-    if (hung.took_ms < 0.97 * d || hung.took_ms > d + 250) {
-        return fail(std::move(r), strprintf("on the hanging program, watch() returned after %.0f ms (the grader's clock; it reported "
-                                            "%.0f ms); the deadline was %.0f ms",
-                                            hung.took_ms, hung.rep.waited_ms, d),
-                    "keep polling until the deadline has passed on your own clock (std::chrono::steady_clock), then stop");
-    }
-    if (std::abs(hung.rep.waited_ms - hung.took_ms) > 20) {
-        return fail(std::move(r), strprintf("on the hanging program, watch() reported waiting %.0f ms; the grader timed it at %.0f ms",
-                                            hung.rep.waited_ms, hung.took_ms),
-                    "waited_ms is how long watch() waited: from its start until it gave up");
-    }
-    if (hung.rep.finished || hung.rep.unfinished != hung.unfinished) {
-        return fail(std::move(r), "on the hanging program, watch() reported " +
-                                  std::string(hung.rep.finished ? "finished" : "unfinished: " + names(hung.rep.unfinished)) +
-                                  "; the grader's own queries right after it returned found unfinished: " + names(hung.unfinished),
-                    "cudaErrorNotReady from a query means still running; report each item that never completed, by the name "
-                    "it was given, in the order given");
-    }
-    if (hung.queries < items.size() || hung.last_query_ms < 0.9 * d) {
-        return fail(std::move(r), strprintf("on the hanging program, watch() made %zu queries, the last %.0f ms after it began (deadline "
-                                            "%.0f ms)",
-                                            hung.queries, hung.last_query_ms, d),
-                    "query every item that has not completed, again and again, until the deadline");
-    }
-    const double fixed_limit = 0.5 * fixed.deadline_ms;
-    if (!fixed.in_time || fixed.blocking > 0 || !fixed.rep.finished || !fixed.rep.unfinished.empty() ||
-        fixed.took_ms > fixed_limit) {
-        return fail(std::move(r), strprintf("on the fixed program, watch() reported %s after %.0f ms (deadline %.0f ms%s)",
-                                            fixed.rep.finished ? "finished" : ("unfinished: " + names(fixed.rep.unfinished)).c_str(),
-                                            fixed.took_ms, fixed.deadline_ms, fixed.blocking > 0 ? ("; it blocked in " + fixed.blocked_in).c_str() : ""),
-                    "return as soon as everything has completed");
-    }
-    if (!fixed.unfinished.empty()) {
-        return fail(std::move(r), "on the fixed program, watch() reported finished, but the grader's own queries right after it returned "
-                                  "found still running: " + names(fixed.unfinished),
-                    "finished means every item's query answered cudaSuccess");
-    }
-    return pass(std::move(r), strprintf("hanging program: unfinished %s after %.0f ms (deadline %.0f ms, the grader's clock); fixed "
-                                        "program: finished after %.1f ms",
-                                        names(hung.rep.unfinished).c_str(), hung.took_ms, d, fixed.took_ms));
+    r.details = {{"hang", watch_json(hung)}, {"fixed", watch_json(fixed)}};
+    if (const Problem p = hang_problem(hung, items.size()); p.found()) return fail(std::move(r), p.message, p.hint);
+    if (const Problem p = fixed_problem(fixed); p.found()) return fail(std::move(r), p.message, p.hint);
+    return pass(std::move(r), strprintf("hanging program: unfinished %s after %.0f ms (deadline %.0f ms, the grader's clock); "
+                                        "fixed program: finished after %.1f ms",
+                                        names(hung.rep.unfinished).c_str(), hung.took_ms, hung.deadline_ms, fixed.took_ms));
 }
 
 // ---- time ---------------------------------------------------------------------------------------------
@@ -1009,17 +1026,22 @@ std::optional<PipelineTiming> time_pipeline(Context& ctx, PerfResult& r) {
     return p;
 }
 
-PerfResult perf_speedup(Context& ctx) {
+// A check graded from the timed pipeline: @p grade sets its ratio and says what was measured.
+PerfResult pipeline_check(Context& ctx, const std::function<void(PerfResult&, const PipelineTiming&)>& grade) {
     PerfResult r;
-    const std::optional<PipelineTiming> p = time_pipeline(ctx, r);
-    if (!p) return r;
-    r.ratio = p->pipe_ms > 0 ? p->t.serial.median_ms / p->pipe_ms : 0.0;
-    r.message = strprintf("pipeline %.3f ms vs serial path %.3f ms end to end (host clock, interleaved, median of %d; "
-                          "%zu chunks, %d steps per element; every run on fresh data, verified)",
-                          p->pipe_ms, p->t.serial.median_ms, kTimedReps, kTimedChunks, balanced_iters());
-    r.details["iters"] = balanced_iters();
-    r.details["chunks"] = kTimedChunks;
+    if (const std::optional<PipelineTiming> p = time_pipeline(ctx, r)) grade(r, *p);
     return r;
+}
+
+PerfResult perf_speedup(Context& ctx) {
+    return pipeline_check(ctx, [](PerfResult& r, const PipelineTiming& p) {
+        r.ratio = p.pipe_ms > 0 ? p.t.serial.median_ms / p.pipe_ms : 0.0;
+        r.message = strprintf("pipeline %.3f ms vs serial path %.3f ms end to end (host clock, interleaved, median of %d; "
+                              "%zu chunks, %d steps per element; every run on fresh data, verified)",
+                              p.pipe_ms, p.t.serial.median_ms, kTimedReps, kTimedChunks, balanced_iters());
+        r.details["iters"] = balanced_iters();
+        r.details["chunks"] = kTimedChunks;
+    });
 }
 
 // (b) What pinning buys: 64 MiB copied to the device from input() against the same copy from the grader's own
@@ -1061,23 +1083,21 @@ PerfResult perf_pinned(Context& ctx) {
 }
 
 PerfResult perf_model(Context& ctx) {
-    PerfResult r;
-    const std::optional<PipelineTiming> p = time_pipeline(ctx, r);
-    if (!p) return r;
-    const models::StreamStages& s = p->stages;
-    const double model_ms = models::stream_pipeline_time_us(kTimedChunks, s, 2) / 1e3;
-    r.ratio = p->pipe_ms > 0 ? model_ms / p->pipe_ms : 0.0;
-    // The solution reaches 0.97-0.98 of the model at 16 chunks on an H200 (at most 1.07 at 64 chunks, in the bench).
-    r.floor.max_ratio = 1.25;
-    r.floor.max_what = "a pipeline cannot beat the model of its own stages by more than their timing's noise";
-    r.message = strprintf("pipeline %.3f ms end to end; the model from the measured stages (%.1f µs in, %.1f µs kernel, "
-                          "%.1f µs out per chunk, 2 slots): %.3f ms (serial path: %.3f ms; every run on fresh data, "
-                          "verified)",
-                          p->pipe_ms, s.h2d_us, s.kernel_us, s.d2h_us, model_ms, p->t.serial.median_ms);
-    r.details["model_ms"] = model_ms;
-    r.details["stages_us"] = {{"h2d", s.h2d_us}, {"kernel", s.kernel_us}, {"d2h", s.d2h_us}};
-    r.details["bottleneck"] = models::stream_bottleneck(s);
-    return r;
+    return pipeline_check(ctx, [](PerfResult& r, const PipelineTiming& p) {
+        const models::StreamStages& s = p.stages;
+        const double model_ms = models::stream_pipeline_time_us(kTimedChunks, s, 2) / 1e3;
+        r.ratio = p.pipe_ms > 0 ? model_ms / p.pipe_ms : 0.0;
+        // The solution reaches 0.97-0.98 of the model at 16 chunks on an H200 (at most 1.07 at 64 chunks, in the bench).
+        r.floor.max_ratio = 1.25;
+        r.floor.max_what = "a pipeline cannot beat the model of its own stages by more than their timing's noise";
+        r.message = strprintf("pipeline %.3f ms end to end; the model from the measured stages (%.1f µs in, %.1f µs "
+                              "kernel, %.1f µs out per chunk, 2 slots): %.3f ms (serial path: %.3f ms; every run on fresh "
+                              "data, verified)",
+                              p.pipe_ms, s.h2d_us, s.kernel_us, s.d2h_us, model_ms, p.t.serial.median_ms);
+        r.details["model_ms"] = model_ms;
+        r.details["stages_us"] = {{"h2d", s.h2d_us}, {"kernel", s.kernel_us}, {"d2h", s.d2h_us}};
+        r.details["bottleneck"] = models::stream_bottleneck(s);
+    });
 }
 
 }  // namespace

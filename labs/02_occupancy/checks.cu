@@ -155,25 +155,20 @@ CorrectnessResult check_latency(Context& ctx) {
     r.message = strprintf("DRAM %.0f ns and %.0f ns (two runs, 1 GiB chain), L2 %.0f ns (4 MiB chain, warm)", d1.ns_per_load,
                           d2.ns_per_load, c.ns_per_load) +
                 (grader_ns ? strprintf("; the grader's own chase: DRAM %.0f ns", *grader_ns) : std::string());
-    const auto fail = [&](const std::string& why, const std::string& hint) {
-        r.message = why + ". " + r.message;
-        r.hint = hint;
-        return r;
-    };
     if (!d1.walked || !d2.walked || !c.walked)
-        return fail("a walk did not end where the chain does",
+        return fail_because(r, "a walk did not end where the chain does",
                     "follow exactly `steps` links from `start` (i = words[i]) and write the last index to *end");
     const double dram_ns = (d1.ns_per_load + d2.ns_per_load) / 2;
     if (!(c.ns_per_load > 0) || !(c.ns_per_load < dram_ns))
-        return fail("the L2 latency is not below the DRAM latency",
+        return fail_because(r, "the L2 latency is not below the DRAM latency",
                     "one thread, one load at a time: each load's address must be the value the previous load returned");
     if (dram_ns > kMaxDramNs)
-        return fail(strprintf("a DRAM load takes more than %.0f ns", kMaxDramNs),
+        return fail_because(r, strprintf("a DRAM load takes more than %.0f ns", kMaxDramNs),
                     "the loop should hold nothing but the dependent load (no atomics, no waits, no extra work)");
     if (std::abs(d1.ns_per_load - d2.ns_per_load) > 0.1 * dram_ns)
-        return fail("the two DRAM runs differ by more than 10%", "one thread in one block; nothing else in the loop");
+        return fail_because(r, "the two DRAM runs differ by more than 10%", "one thread in one block; nothing else in the loop");
     if (grader_ns && std::abs(dram_ns - *grader_ns) > 0.25 * *grader_ns)
-        return fail("the DRAM latency is more than 25% from the grader's own pointer chase",
+        return fail_because(r, "the DRAM latency is more than 25% from the grader's own pointer chase",
                     "load with __ldcg, one dependent load per step and nothing else in the loop");
     r.passed = true;
     return r;

@@ -4,16 +4,12 @@
 #include <stdexcept>
 
 #include "labs/cuda_check.hpp"
+#include "labs/launch.hpp"
 #include "bulk.cuh"
 #include "pipeline.hpp"
 #include "pipeline_math.cuh"
 
-bool producer_supported() {
-    int dev = 0, major = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    return major >= 9;
-}
+bool producer_supported() { return gpulab::device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9; }
 
 int tiles_of(const Work& w) { return static_cast<int>((w.n + kTileElems - 1) / kTileElems); }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "grader/gpu_checks.hpp"
+#include "labs/launch.hpp"
 #include "labs/bf16.hpp"
 #include "labs/buffer.hpp"
 #include "labs/graph.hpp"
@@ -35,12 +36,7 @@ struct Variant {
     Launch launch;
 };
 
-int sm_count() {
-    int dev = 0, sms = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    return sms;
-}
+int sm_count() { return gpulab::device_attribute(cudaDevAttrMultiProcessorCount); }
 
 // One shape of work: n values, T tiles per block.
 struct Shape {

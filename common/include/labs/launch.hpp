@@ -22,6 +22,14 @@
 
 namespace gpulab {
 
+/** @brief An attribute of the current device (cudaDeviceGetAttribute), e.g. cudaDevAttrMultiProcessorCount. */
+inline int device_attribute(cudaDeviceAttr attr) {
+    int device = 0, value = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, device));
+    return value;
+}
+
 /**
  * @brief Marks parameters as deliberately unused (a template's stub before the student fills it in),
  * in host and device code: `gpulab::unused(a, b, n);` instead of one `(void)x;` line per parameter.

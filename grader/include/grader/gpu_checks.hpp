@@ -41,6 +41,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -63,12 +64,14 @@ namespace gpulab::grader {
  * @tparam Case the lab's case type
  * @param key  names the case (e.g. its shape); equal keys share one case
  * @param make makes the case (draws its data from the run's seed)
+ * @throws std::logic_error when @p make returns no case (a lab definition error, never a grade)
  */
 template <typename Case>
 Case& cached_case(const std::string& key, const std::function<std::unique_ptr<Case>()>& make) {
     static std::map<std::string, std::unique_ptr<Case>> cases;
     std::unique_ptr<Case>& slot = cases[key];
     if (!slot) slot = make();
+    if (!slot) throw std::logic_error("lab definition error: the maker of case '" + key + "' made nothing");
     return *slot;
 }
 

@@ -184,6 +184,10 @@ struct CorrectnessResult {
 /** @brief @p r as failed, with what was found (@p message) and, for a student, the likely cause (@p hint). */
 [[nodiscard]] CorrectnessResult fail(CorrectnessResult r, std::string message, std::string hint = {});
 
+/** @brief @p r as failed, its message led by @p why ("why. what was measured"), with a @p hint: for a check that
+ *  says what it measured first and then finds what is wrong with it. */
+[[nodiscard]] CorrectnessResult fail_because(CorrectnessResult r, const std::string& why, std::string hint);
+
 /** @brief Bars of a performance check: ratios, higher is better. */
 struct PerfSpec {
     std::string requires_check;  ///< id of the correctness check that must pass first (same shape)
