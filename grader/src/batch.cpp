@@ -530,7 +530,7 @@ Graded grade_class(const BatchOptions& o, const Course& course, const Workers& w
     const auto work = [&](int k) {
         const std::string gpu = w.gpus.empty() ? "" : w.gpus[static_cast<std::size_t>(k)];
         const fs::path registry = out.dir / "work" / ("registry-" + std::to_string(k) + ".json");
-        // --calibrate: first the reference solutions, on this worker's GPU (once per GPU; without one, by
+        // --calibrate: first the solutions, on this worker's GPU (once per GPU; without one, by
         // worker 0 only, the others grading meanwhile).
         const bool first_on_gpu =
             w.gpus.empty() ? k == 0 : std::find(w.gpus.begin(), w.gpus.begin() + k, gpu) == w.gpus.begin() + k;
@@ -539,7 +539,7 @@ Graded grade_class(const BatchOptions& o, const Course& course, const Workers& w
                 if (const auto recorded = o.resume ? recorded_calibration(out.dir, host, gpu, out.settings) : std::nullopt) {
                     progress.calibrated(k, calibration_line(*recorded, true));
                 } else {
-                    progress.started(k, "calibration (the reference solutions)");
+                    progress.started(k, "calibration (the solutions)");
                     if (const auto entry = calibrate(o, out.seed, course.labs, out.dir, registry, k, gpu, host, out.settings))
                         progress.calibrated(k, calibration_line(*entry, false));
                 }

@@ -73,7 +73,7 @@ std::pair<nlohmann::json, std::string> gpu_of(const nlohmann::json& report);
 
 // This host's name ("localhost" when it has none).
 std::string host_name();
-// Grades the reference solutions on worker @p worker's GPU (a child `grader --solution`, as a submission is
+// Grades the solutions on worker @p worker's GPU (a child `grader --solution`, as a submission is
 // graded) and records the result in OUT/calibration/HOST-gpu-G/. Returns the gradebook's calibration entry;
 // nothing when the batch was stopped meanwhile.
 std::optional<nlohmann::json> calibrate(const BatchOptions& o, std::uint64_t seed, const std::vector<LabEntry>& labs,

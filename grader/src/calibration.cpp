@@ -1,4 +1,4 @@
-// `grader batch --calibrate`: the reference solutions graded on each worker's GPU before the class, recorded per
+// `grader batch --calibrate`: the solutions graded on each worker's GPU before the class, recorded per
 // host and GPU, and the gradebook's view of them (calibration.csv, the spread of the references' ratios).
 #include <unistd.h>
 

@@ -43,7 +43,7 @@ void add_options(CLI::App& app, BatchCli& c, BatchOptions& o) {
     app.add_option("--only", o.only, "What to grade, as grader --only says (answers, code, or check ids)")->capture_default_str();
     app.add_option("--retry-invalid", o.retry_invalid, "As grader --retry-invalid")->check(CLI::NonNegativeNumber);
     app.add_flag("--no-ceilings", o.no_ceilings, "As grader --no-ceilings");
-    app.add_flag("--calibrate", o.calibrate, "Before grading, each worker grades the reference solutions on its GPU; the "
+    app.add_flag("--calibrate", o.calibrate, "Before grading, each worker grades the solutions on its GPU; the "
                                              "gradebook records their performance checks (ratio, points) per GPU, and "
                                              "calibration.csv too, so that GPUs and nodes can be compared");
     app.add_option("--course-seed", c.course_seed, "The course's seed (default: [course] seed in class.toml); when it is "

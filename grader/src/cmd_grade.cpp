@@ -1,4 +1,4 @@
-// `grader [labs] [options]`: grades the labs — the student's work, the reference solutions or a submission — on
+// `grader [labs] [options]`: grades the labs — the student's work, the solutions or a submission — on
 // this GPU, prints the table and writes the reports; --watch grades again on every save.
 #include <unistd.h>
 
@@ -145,7 +145,7 @@ struct GradeCli {
 void add_options(CLI::App& app, GradeCli& o) {
     app.set_version_flag("--version", "grader " + grader_version() + " (report schema " + std::to_string(kReportSchemaVersion) + ")");
     app.add_option("labs", o.selectors, "Labs to grade, by number or name (e.g. 00, 5, fusion); default: all");
-    app.add_flag("--solution", o.solution, "Grade the reference solutions instead of your work");
+    app.add_flag("--solution", o.solution, "Grade the solutions instead of your work");
     app.add_option("--submission", o.submission,
                    "Grade a submission (a directory, a git repository at HEAD, or an archive): only its editable "
                    "files are used, on this course's checks; every other file that differs is listed as ignored")

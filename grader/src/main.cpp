@@ -1,4 +1,4 @@
-// grader: grades the labs (student work, reference solutions or a submission) and reports; its subcommands grade a
+// grader: grades the labs (student work, solutions or a submission) and reports; its subcommands grade a
 // class, write a student's exercise cases and work the chapter's models. One file per subcommand (cli.hpp).
 #include <iostream>
 #include <string>

@@ -524,7 +524,7 @@ Graded graded_code(const LabEntry& lab, Implementation impl) {
     const GradedTargets& t = graded_targets(lab, impl);
     switch (impl) {
         case Implementation::solution:
-            return {t, "the reference solution", "reference solutions are not built (LABS_BUILD_SOLUTIONS=OFF)"};
+            return {t, "the solution", "solutions are not built (LABS_BUILD_SOLUTIONS=OFF)"};
         case Implementation::submission:
             return {t, "the submission's code", "this build has no runner for submissions (reconfigure it)"};
         default:
@@ -578,7 +578,7 @@ PartResult grade_code(const LabEntry& lab, const GradeOptions& opts, std::vector
                 files += (files.empty() ? "" : ", ") + std::filesystem::path(f).filename().string();
             char buf[64];
             std::snprintf(buf, sizeof buf, " (built in %.0f s)", build_seconds);
-            notes.push_back((opts.implementation == Implementation::solution ? "the reference solution"
+            notes.push_back((opts.implementation == Implementation::solution ? "the solution"
                              : files.empty()                                  ? "the code"
                                                                               : files) +
                             " compiled and linked" + buf);

@@ -1,6 +1,6 @@
 #!/usr/bin/env sh
 # batch_test.sh GRADER SOURCE_DIR WORK PYTHON
-# A class of eight lab 00 submissions, made here from the course tree — the reference solution as a
+# A class of eight lab 00 submissions, made here from the course tree — the solution as a
 # student's files, the untouched template, a compile error, an answers.toml that does not parse, an edited
 # checks.cu, a call the lab's code policy forbids (its given baseline), the reference as an archive, and a
 # broken archive — graded by `grader batch --workers 2` with the GPU hidden (its checks SKIPPED, so the
@@ -12,7 +12,7 @@
 #  3. a batch stopped midway (SIGTERM), resumed and killed (SIGKILL), and resumed again, ends with every
 #     row, its gradebook the same as that of the batch that was never stopped;
 #  4. a submission not graded within --timeout is stopped and flagged HUNG, and the batch goes on;
-#  5. `--calibrate` (batch 1): the reference solutions, graded first (once: there is no GPU), are the
+#  5. `--calibrate` (batch 1): the solutions, graded first (once: there is no GPU), are the
 #     gradebook's calibration (lab 00's performance checks, SKIPPED) and calibration.csv's rows; a batch
 #     without it has none.
 set -u
@@ -105,7 +105,7 @@ expect(text("a/gradebook.csv") == text("b/gradebook.csv"), "the stopped and resu
 expect(not glob.glob(f"{work}/b/students/*/*.partial") and not glob.glob(f"{work}/b/students/*/*.tmp*"),
        "no half-written file is left")
 
-# 5. The calibration: the reference solutions of lab 00, graded before the class.
+# 5. The calibration: the solutions of lab 00, graded before the class.
 perf = [c["id"] for c in checks if c["kind"] == "performance"]
 cal = g["calibration"]
 expect(len(cal) == 1 and cal[0]["worker"] == 0 and cal[0]["cuda_visible_devices"] == "" and cal[0]["host"]
@@ -119,7 +119,7 @@ expect(perf and [c["id"] for c in e.get("checks", [])] == perf
 ref = json.load(open(f"{work}/a/{e['report']}")) if e.get("report") else {}
 expect(ref.get("implementation") == "solution" and ref.get("seed") == 20261130
        and all(c["kind"] != "answer" for l in ref.get("labs", []) for c in l["checks"]),
-       "its report is the reference solutions' code, graded with the class's seed")
+       "its report is the solutions' code, graded with the class's seed")
 with open(f"{work}/a/calibration.csv", newline="") as f:
     cal_rows = list(csv.reader(f))
 expect(cal_rows[0] == ["shard", "host", "cuda_visible_devices", "gpu_fingerprint", "lab", "check", "status", "ratio", "points",
@@ -168,7 +168,7 @@ seed=20261130
 common="--labs 00 --workers 2 --seed $seed --no-ceilings"
 "$grader" 00 --submission "$class/alice" --seed $seed --no-ceilings --no-color --json "$work/direct.json" > "$work/direct.txt" 2>&1
 
-# 1. The class, graded once, the reference solutions first (5).
+# 1. The class, graded once, the solutions first (5).
 "$grader" batch "$class" $common --calibrate --out "$work/a" > "$work/a.txt" 2>&1
 echo $? > "$work/a.rc"
 cat "$work/a.txt"

@@ -1,6 +1,6 @@
 #!/usr/bin/env sh
 # busy_gpu_test.sh GRADER HAMMER WORK PYTHON
-# Lab 00's reference solution graded while a second process (gpu_hammer) copies memory back to back on the
+# Lab 00's solution graded while a second process (gpu_hammer) copies memory back to back on the
 # same GPU: the performance check must come out INVALID (0 points, the other process named) instead of
 # graded, on the first attempt and on the retry that --retry-invalid 1 asks for; the correctness checks
 # still pass. Exits 77 (SKIPPED) without a GPU.

@@ -83,7 +83,7 @@ int main() {
     const fs::path root = fs::temp_directory_path() / ("labs-sandbox-test-" + std::to_string(getpid()));
     const fs::path grader = root / "grader", allowed = root / "allowed", scratch = root / "scratch";
     for (const fs::path& d : {grader, allowed, scratch, grader / "public"}) fs::create_directories(d);
-    std::ofstream(grader / "solution.cu") << "the reference solution\n";
+    std::ofstream(grader / "solution.cu") << "the solution\n";
     std::ofstream(grader / "own-symbols.txt") << "_Z6kernelv\n";
     std::ofstream(grader / "public" / "trace.csv") << "m\n1\n";
     std::ofstream(allowed / "data.txt") << "anyone may read this\n";

@@ -1,6 +1,6 @@
 #!/usr/bin/env sh
 # submission_test.sh GRADER SOURCE_DIR WORK PYTHON
-# A submission made of the reference solutions' editable files plus an edited checks.cu (every bar
+# A submission made of the solutions' editable files plus an edited checks.cu (every bar
 # lowered to nothing) and an edited grader source: graded with `grader --submission`, the edits must be
 # listed as ignored and change nothing — the reference scores full marks on the course's own checks (its
 # code checks are skipped without a GPU).

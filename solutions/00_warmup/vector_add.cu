@@ -1,4 +1,4 @@
-// Lab 00 — reference solution. Grid-stride loop with 16-byte accesses.
+// Lab 00 — solution. Grid-stride loop with 16-byte accesses.
 //
 // What changed from the baseline: (1) each thread loads and stores float4 (16 bytes), so a warp moves
 // 512 bytes per instruction instead of 128 and fewer instructions keep the same bytes in flight;

@@ -1,4 +1,4 @@
-// Lab 03 — reference solution: C = A·W with shared-memory tiles (v1), register tiles (v2), tensor-core
+// Lab 03 — solution: C = A·W with shared-memory tiles (v1), register tiles (v2), tensor-core
 // tiles (v3), and v3 with the SiLU epilogue fused after each tile's K loop.
 //
 // Shapes in comments follow CuTe's habit: `// (BM, BK)` is a tile of BM rows and BK columns. Every tile

@@ -1,4 +1,4 @@
-// Lab 05 — reference solution: SiLU⊙U and SiLU⊙U→FP8, each in one kernel.
+// Lab 05 — solution: SiLU⊙U and SiLU⊙U→FP8, each in one kernel.
 //
 // What changed from the baseline: one kernel reads G and U once and keeps T (and Z) in registers
 // instead of writing them to device memory and reading them back; each thread moves 16 bytes per load

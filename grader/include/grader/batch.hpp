@@ -96,7 +96,7 @@ struct GradebookInfo {
     std::uint64_t course_seed = 0;           ///< the course's seed (per-student exercise cases when not 0)
     std::string only = "all";                ///< what was graded (`--only`)
     std::vector<LabEntry> labs;              ///< the graded labs, in order
-    /// The reference solutions graded on each GPU (`--calibrate`), as the gradebook lists them; empty: none.
+    /// The solutions graded on each GPU (`--calibrate`), as the gradebook lists them; empty: none.
     nlohmann::json calibration = nlohmann::json::array();
 };
 
@@ -117,7 +117,7 @@ struct GradebookInfo {
 [[nodiscard]] std::string gradebook_csv(const nlohmann::json& gradebook);
 
 /**
- * @brief The performance checks of a grader report (of the reference solutions, for a calibration), one
+ * @brief The performance checks of a grader report (of the solutions, for a calibration), one
  * object each: lab, id, title, status, ratio (null when not timed), measured, points, max_points, pass_bar
  * and full_bar (null when not timed), fairness (its notes, grader/fairness.hpp).
  * @param report a report as `grader --json` writes it
@@ -161,7 +161,7 @@ struct BatchOptions {
     int shard_index = 0;                  ///< which shard of the class this batch grades (0-based; see select_shard())
     int shard_count = 1;                  ///< how many shards the class is split into (1: the whole class)
     std::vector<std::string> class_students;  ///< every student id of the class, all shards together (for batch.json)
-    /// Before grading, each worker grades the reference solutions on its GPU (once per GPU; without a GPU,
+    /// Before grading, each worker grades the solutions on its GPU (once per GPU; without a GPU,
     /// worker 0 once) and the gradebook records their performance checks (`calibration`).
     bool calibrate = false;
 };
@@ -209,7 +209,7 @@ struct Shard {
 
 /**
  * @brief Grades every submission and writes the gradebook (see the file comment). With
- * BatchOptions::calibrate, each worker first grades the reference solutions on its GPU (a child `grader
+ * BatchOptions::calibrate, each worker first grades the solutions on its GPU (a child `grader
  * --solution`, recorded in OUT/calibration/HOST-gpu-G/; `--resume` reuses one recorded on this host and GPU
  * under the same settings); the gradebook's calibration lists every calibration recorded in OUT under the
  * batch's settings, and calibration.csv the same. A batch without --resume first drops OUT/calibration.

@@ -18,7 +18,7 @@
 
 namespace gpulab::grader {
 
-/** @brief What the build made of one implementation of a lab (the student's code, the reference solution, a staged
+/** @brief What the build made of one implementation of a lab (the student's code, the solution, a staged
  *  submission): the code runner, the command that builds it, its objects and its answers. */
 struct GradedTargets {
     std::vector<std::string> runner;   ///< argv prefix of the code runner (empty: not built, e.g. no solutions)
@@ -38,7 +38,7 @@ struct LabEntry {
     double code_points = 0;                    ///< points of the code checks (used when none could run)
     std::vector<std::string> student_files;    ///< files the student edits
     GradedTargets student;                     ///< the student's code and answers, where the student edits them
-    GradedTargets solution;                    ///< the reference solution (nothing in a student bundle)
+    GradedTargets solution;                    ///< the solution (nothing in a student bundle)
     GradedTargets submission;                  ///< a staged submission (`grader --submission`, a batch's slot)
     std::string submission_dir;                ///< where `--submission` stages the editable files and answers
     std::vector<std::string> policy_deny;      ///< the lab's additions to the default code policy
@@ -95,7 +95,7 @@ struct PartResult {
 /** @brief Whose code to grade (a *variant*, by contrast, is a version of a kernel within a lab). */
 enum class Implementation {
     student,     ///< the student's editable files, where they are
-    solution,    ///< the reference solutions
+    solution,    ///< the solutions
     submission,  ///< a submission's editable files, staged by stage_submission()
 };
 
