@@ -86,6 +86,17 @@ struct NvmlProcessInfo {
 };
 constexpr int kNvmlErrorInsufficientSize = 7;
 
+// What a query of one device needs: NVML open, the query under its name or, with older drivers, its older one,
+// and the device's handle. "" when all three are there, else why not (@p what names the query in that message).
+template <typename F>
+std::string open_query(Nvml& nvml, const DeviceInfo& device, F& query, const char* name, const char* older,
+                       const char* what, nvmlDevice_t& handle) {
+    if (std::string why = nvml.open(); !why.empty()) return why;
+    if (!nvml.load(query, name) && !nvml.load(query, older)) return std::string("NVML lacks ") + what;
+    handle = nvml.device(device);
+    return handle == nullptr ? "NVML does not know this device" : "";
+}
+
 }  // namespace
 
 std::string cuda_version_string(int version) {
@@ -190,20 +201,12 @@ Fingerprint take_fingerprint(const DeviceInfo& device) {
 GpuProcesses gpu_processes(const DeviceInfo& device) {
     GpuProcesses out;
     Nvml nvml;
-    out.status = nvml.open();
-    if (!out.status.empty()) return out;
     using Query = nvmlReturn_t (*)(nvmlDevice_t, unsigned*, NvmlProcessInfo*);
     Query query = nullptr;
-    if (!nvml.load(query, "nvmlDeviceGetComputeRunningProcesses_v3") &&
-        !nvml.load(query, "nvmlDeviceGetComputeRunningProcesses_v2")) {
-        out.status = "NVML lacks nvmlDeviceGetComputeRunningProcesses";
-        return out;
-    }
-    const nvmlDevice_t h = nvml.device(device);
-    if (h == nullptr) {
-        out.status = "NVML does not know this device";
-        return out;
-    }
+    nvmlDevice_t h = nullptr;
+    out.status = open_query(nvml, device, query, "nvmlDeviceGetComputeRunningProcesses_v3",
+                            "nvmlDeviceGetComputeRunningProcesses_v2", "nvmlDeviceGetComputeRunningProcesses", h);
+    if (!out.status.empty()) return out;
     std::vector<NvmlProcessInfo> infos(64);
     auto count = static_cast<unsigned>(infos.size());
     nvmlReturn_t e = query(h, &count, infos.data());
@@ -237,21 +240,13 @@ GpuProcesses gpu_processes(const DeviceInfo& device) {
 ClockEvents clock_events(const DeviceInfo& device) {
     ClockEvents out;
     Nvml nvml;
-    out.status = nvml.open();
-    if (!out.status.empty()) return out;
     using Query = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*);
     Query query = nullptr;
+    nvmlDevice_t h = nullptr;
     // The same query, renamed in driver 535 (the old name stays, deprecated).
-    if (!nvml.load(query, "nvmlDeviceGetCurrentClocksEventReasons") &&
-        !nvml.load(query, "nvmlDeviceGetCurrentClocksThrottleReasons")) {
-        out.status = "NVML lacks nvmlDeviceGetCurrentClocksEventReasons";
-        return out;
-    }
-    const nvmlDevice_t h = nvml.device(device);
-    if (h == nullptr) {
-        out.status = "NVML does not know this device";
-        return out;
-    }
+    out.status = open_query(nvml, device, query, "nvmlDeviceGetCurrentClocksEventReasons",
+                            "nvmlDeviceGetCurrentClocksThrottleReasons", "nvmlDeviceGetCurrentClocksEventReasons", h);
+    if (!out.status.empty()) return out;
     unsigned long long reasons = 0;
     if (const nvmlReturn_t e = query(h, &reasons); e != kNvmlSuccess) {
         out.status = "nvmlDeviceGetCurrentClocksEventReasons failed (NVML error " + std::to_string(e) + ")";

@@ -73,21 +73,21 @@ models::SmLimits device_sm_limits() {
     CUDA_CHECK(cudaGetDevice(&device));
     cudaDeviceProp p{};
     CUDA_CHECK(cudaGetDeviceProperties(&p, device));
-    models::SmLimits sm;
-    sm.warp_size = p.warpSize;
-    sm.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
-    sm.max_threads_per_block = p.maxThreadsPerBlock;
-    sm.max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
-    sm.regs_per_sm = p.regsPerMultiprocessor;
-    sm.regs_per_block_max = p.regsPerBlock;
-    sm.max_regs_per_thread = 255;
-    sm.reg_alloc_unit = 256;
-    sm.reg_file_partitions = 4;
-    sm.smem_per_sm_bytes = static_cast<std::int64_t>(p.sharedMemPerMultiprocessor);
-    sm.smem_per_block_max_bytes = static_cast<std::int64_t>(p.sharedMemPerBlockOptin);
-    sm.smem_reserved_per_block_bytes = static_cast<std::int64_t>(p.reservedSharedMemPerBlock);
-    sm.smem_alloc_unit_bytes = p.major >= 8 ? 128 : 256;
-    return sm;
+    // The allocation rules of sm_70 and later: 255 registers a thread at most, a warp's registers in units of 256
+    // over 4 partitions, shared memory in units of 128 bytes from sm_80 on (256 before).
+    return {.warp_size = p.warpSize,
+            .max_threads_per_sm = p.maxThreadsPerMultiProcessor,
+            .max_threads_per_block = p.maxThreadsPerBlock,
+            .max_blocks_per_sm = p.maxBlocksPerMultiProcessor,
+            .regs_per_sm = p.regsPerMultiprocessor,
+            .regs_per_block_max = p.regsPerBlock,
+            .max_regs_per_thread = 255,
+            .reg_alloc_unit = 256,
+            .reg_file_partitions = 4,
+            .smem_per_sm_bytes = static_cast<std::int64_t>(p.sharedMemPerMultiprocessor),
+            .smem_per_block_max_bytes = static_cast<std::int64_t>(p.sharedMemPerBlockOptin),
+            .smem_reserved_per_block_bytes = static_cast<std::int64_t>(p.reservedSharedMemPerBlock),
+            .smem_alloc_unit_bytes = p.major >= 8 ? 128 : 256};
 }
 
 std::vector<OccupancyProbe> occupancy_probes() {

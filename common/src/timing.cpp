@@ -2,6 +2,7 @@
 #include "labs/timing.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <memory>
 
@@ -178,6 +179,20 @@ AbResult time_ab(const Enqueue& a, const Enqueue& b, const TimingOptions& opts, 
     ab.b = r[1];
     ab.ratio = ab.b.median_ms > 0 ? ab.a.median_ms / ab.b.median_ms : 0.0;
     return ab;
+}
+
+double host_us_per_call(const std::function<void(int i)>& call, cudaStream_t stream, int calls) {
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) call(i);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / calls;
+}
+
+double median_of(std::vector<double> values) {
+    if (values.empty()) return 0;
+    std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+    return values[values.size() / 2];
 }
 
 }  // namespace gpulab

@@ -215,17 +215,8 @@ std::string current_hash(const BatchEntry& e, const std::vector<LabEntry>& labs)
     return o.exit_code == 0 ? "file:" + o.output.substr(0, o.output.find(' ')) : "";
 }
 
-// The per-student folder's files, relative to the output folder.
-struct StudentFiles {
-    fs::path dir;
-    std::string rel;
-    fs::path report() const { return dir / "report.json"; }
-    fs::path junit() const { return dir / "report.xml"; }
-    fs::path log() const { return dir / "grader.log"; }
-    fs::path record() const { return dir / "record.json"; }
-};
-
-StudentFiles files_of(const fs::path& out, const std::string& student) {
+// The per-student folder.
+RunFolder files_of(const fs::path& out, const std::string& student) {
     return {out / "students" / student, "students/" + student};
 }
 
@@ -238,7 +229,7 @@ nlohmann::json record_json(const BatchResult& r, const nlohmann::json& settings)
 // A finished result for @p e recorded under @p settings for files that hash to @p hash: reused by --resume.
 std::optional<BatchResult> reusable(const BatchEntry& e, const fs::path& out, const nlohmann::json& settings,
                                     const std::string& hash) {
-    const StudentFiles f = files_of(out, e.student);
+    const RunFolder f = files_of(out, e.student);
     const auto record = read_json(f.record());
     if (!record || hash.empty() || record->value("content_hash", "") != hash || record->value("settings", nlohmann::json()) != settings)
         return std::nullopt;
@@ -269,7 +260,7 @@ std::optional<BatchResult> grade_one(const BatchEntry& e, const BatchOptions& o,
                                      const std::vector<LabEntry>& labs, const fs::path& out, const fs::path& registry,
                                      int worker, const std::string& gpu, const std::string& hash,
                                      const nlohmann::json& settings) {
-    const StudentFiles f = files_of(out, e.student);
+    const RunFolder f = files_of(out, e.student);
     fs::create_directories(f.dir);
     const fs::path partial_json = f.dir / "report.json.partial", partial_xml = f.dir / "report.xml.partial";
     std::error_code ec;
@@ -582,7 +573,7 @@ Graded grade_class(const BatchOptions& o, const Course& course, const Workers& w
     return g;
 }
 
-// The gradebook (JSON and CSV) and, with calibrations, calibration.csv and the references' spread.
+// The gradebook (JSON and CSV) and, with calibrations, calibration.csv and the solutions' spread.
 void write_gradebook(const BatchOptions& o, const Course& course, const Output& out, std::vector<BatchResult> done) {
     const nlohmann::json gradebook =
         gradebook_json({out.seed, o.course_seed, o.only, course.labs, recorded_calibrations(out.dir, out.settings)}, done);
@@ -594,7 +585,7 @@ void write_gradebook(const BatchOptions& o, const Course& course, const Output& 
     }
     std::cerr << "grader batch: gradebook " << (out.dir / "gradebook.csv").string() << " and "
               << (out.dir / "gradebook.json").string()
-              << (gradebook["calibration"].empty() ? "" : ", the references' calibration in " + (out.dir / "calibration.csv").string())
+              << (gradebook["calibration"].empty() ? "" : ", the solutions' calibration in " + (out.dir / "calibration.csv").string())
               << "; reports in " << (out.dir / "students").string() << "/<student>/\n";
 }
 

@@ -42,6 +42,17 @@ std::optional<nlohmann::json> read_json(const fs::path& path);
 // "1h02m", "3m05s", "42s".
 std::string format_duration(double seconds);
 
+// The folder one child grader's run leaves its files in: a student's (OUT/students/ID) or a calibration's
+// (OUT/calibration/HOST-gpu-G).
+struct RunFolder {
+    fs::path dir;
+    std::string rel;  // relative to the output folder, as the gradebook names the files
+    fs::path report() const { return dir / "report.json"; }
+    fs::path junit() const { return dir / "report.xml"; }
+    fs::path log() const { return dir / "grader.log"; }
+    fs::path record() const { return dir / "record.json"; }
+};
+
 // Set when the batch is to stop (Ctrl-C, SIGTERM, a worker's grader error): the running graders are stopped.
 extern std::atomic<bool> g_stop;
 

@@ -1,5 +1,5 @@
 // `grader batch --calibrate`: the solutions graded on each worker's GPU before the class, recorded per
-// host and GPU, and the gradebook's view of them (calibration.csv, the spread of the references' ratios).
+// host and GPU, and the gradebook's view of them (calibration.csv, the spread of the solutions' ratios).
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,15 +31,7 @@ std::string safe_name(std::string s) {
 // Where the calibration of GPU @p gpu on this host is kept: OUT/calibration/HOST-gpu-G (HOST-no-gpu without
 // one). One per host and GPU, so that a batch resumed on another node (a requeued shard) keeps the first
 // node's calibration beside its own.
-struct CalibrationFiles {
-    fs::path dir;
-    std::string rel;
-    fs::path report() const { return dir / "report.json"; }
-    fs::path log() const { return dir / "grader.log"; }
-    fs::path record() const { return dir / "record.json"; }
-};
-
-CalibrationFiles calibration_files(const fs::path& out, const std::string& host, const std::string& gpu) {
+RunFolder calibration_files(const fs::path& out, const std::string& host, const std::string& gpu) {
     const std::string name = safe_name(host) + (gpu.empty() ? "-no-gpu" : "-gpu-" + safe_name(gpu));
     return {out / "calibration" / name, "calibration/" + name};
 }
@@ -61,7 +53,7 @@ std::string host_name() {
 std::optional<nlohmann::json> calibrate(const BatchOptions& o, std::uint64_t seed, const std::vector<LabEntry>& labs,
                                         const fs::path& out, const fs::path& registry, int worker, const std::string& gpu,
                                         const std::string& host, const nlohmann::json& settings) {
-    const CalibrationFiles f = calibration_files(out, host, gpu);
+    const RunFolder f = calibration_files(out, host, gpu);
     fs::create_directories(f.dir);
     const fs::path partial = f.dir / "report.json.partial";
     std::error_code ec;
@@ -101,7 +93,7 @@ std::optional<nlohmann::json> calibrate(const BatchOptions& o, std::uint64_t see
 
 std::optional<nlohmann::json> recorded_calibration(const fs::path& out, const std::string& host, const std::string& gpu,
                                                    const nlohmann::json& settings) {
-    const CalibrationFiles f = calibration_files(out, host, gpu);
+    const RunFolder f = calibration_files(out, host, gpu);
     const auto record = read_json(f.record());
     if (!record || record->value("settings", nlohmann::json()) != settings || !record->contains("entry")) return std::nullopt;
     const nlohmann::json& entry = (*record)["entry"];
@@ -139,7 +131,7 @@ std::string calibration_line(const nlohmann::json& entry, bool recorded) {
             ratios += (ratios.empty() ? "" : ", ") + c.value("lab", "") + " " + c.value("id", "") + " " + buf;
         }
     }
-    line += "the references' ";
+    line += "the solutions' ";
     line += std::to_string(entry["checks"].size());
     line += " performance check(s):";
     for (const auto& [status, n] : statuses) line.append(" ").append(std::to_string(n)).append(" ").append(status);
@@ -217,7 +209,7 @@ std::vector<std::string> calibration_spread(const nlohmann::json& calibration) {
     for (const auto& [check, r] : ranges) {
         if (r.n < 2) continue;
         char buf[200];
-        std::snprintf(buf, sizeof buf, "lab %s %s: the references' ratios %.3g to %.3g over %d calibrations (%.1f%% apart)",
+        std::snprintf(buf, sizeof buf, "lab %s %s: the solutions' ratios %.3g to %.3g over %d calibrations (%.1f%% apart)",
                       check.first.c_str(), check.second.c_str(), r.lo, r.hi, r.n, r.lo > 0 ? 100 * (r.hi / r.lo - 1) : 0.0);
         lines.push_back(buf);
     }

@@ -160,7 +160,7 @@ void add_options(CLI::App& app, GradeCli& o) {
                    "Grade only the answers (answers), only the code (code), or only the checks named: ids as the "
                    "handouts and the table write them, or globs, comma-separated ('correct.n1000', 'correct.*')");
     app.add_option("--retry-invalid", o.retry_invalid,
-                   "Regrade a check whose measurement was INVALID (its reference moved, another process used the "
+                   "Regrade a check whose measurement was INVALID (its baseline moved, another process used the "
                    "GPU, work was left running) up to N times, each in a new process; the report keeps every attempt")
         ->check(CLI::NonNegativeNumber);
     app.add_option("--student", o.student,

@@ -861,6 +861,31 @@ std::string tool_face_mismatch(const std::vector<LoggedLaunch>& logged, const Ob
 
 namespace {
 
+// What differs between a run's launch log and the graded run, or why the log cannot be believed.
+std::string logged_face(bool forged, bool recorded, const std::vector<LoggedLaunch>& launches, const Observation& graded) {
+    if (forged) return "its output carried a launch log the runner did not write";
+    if (!recorded) return "it ended without the runner's record of its launches";
+    return tool_face_mismatch(launches, graded);
+}
+
+bool mark_tampered(CorrectnessResult& r, const std::string& where, const std::string& face) {
+    if (face.empty()) return false;
+    r.tampered = where + " the code did not run what it runs when graded: " + face;
+    return true;
+}
+
+}  // namespace
+
+bool tampered_under(CorrectnessResult& r, const std::string& where, const SanitizerRun& run, const Observation& graded) {
+    return mark_tampered(r, where, logged_face(run.launches_forged, true, run.launches, graded));
+}
+
+bool tampered_under(CorrectnessResult& r, const std::string& where, const TargetRun& run, const Observation& graded) {
+    return mark_tampered(r, where, logged_face(run.launches_forged, run.launches_recorded, run.launches, graded));
+}
+
+namespace {
+
 // What one compute-sanitizer run found, from its output: its summary's count, its first report, its launches.
 SanitizerRun read_sanitizer_run(const ToolRunResult& done, int timeout_s) {
     SanitizerRun r;

@@ -30,6 +30,21 @@ constexpr std::array<std::pair<CheckKind, std::string_view>, 3> kKindNames{{
     {CheckKind::performance, "performance"},
 }};
 
+// An enum value's name in a table of (value, name) pairs ("unknown" for a value it lacks), and back.
+template <typename E, std::size_t N>
+std::string_view name_in(const std::array<std::pair<E, std::string_view>, N>& names, E value) noexcept {
+    for (const auto& [v, n] : names)
+        if (v == value) return n;
+    return "unknown";
+}
+// @p what names the enum in the message of the std::invalid_argument thrown for a name the table lacks.
+template <typename E, std::size_t N>
+E value_in(const std::array<std::pair<E, std::string_view>, N>& names, std::string_view name, const char* what) {
+    for (const auto& [v, n] : names)
+        if (n == name) return v;
+    throw std::invalid_argument("unknown " + std::string(what) + " '" + std::string(name) + "'");
+}
+
 std::uint64_t fnv1a(std::string_view s) {
     std::uint64_t h = 1469598103934665603ull;
     for (unsigned char c : s) {
@@ -49,29 +64,13 @@ std::uint64_t mix(std::uint64_t z) {
 
 }  // namespace
 
-std::string_view to_string(Status s) noexcept {
-    for (const auto& [v, n] : kStatusNames)
-        if (v == s) return n;
-    return "unknown";
-}
+std::string_view to_string(Status s) noexcept { return name_in(kStatusNames, s); }
 
-Status status_from_string(std::string_view s) {
-    for (const auto& [v, n] : kStatusNames)
-        if (n == s) return v;
-    throw std::invalid_argument("unknown status '" + std::string(s) + "'");
-}
+Status status_from_string(std::string_view s) { return value_in(kStatusNames, s, "status"); }
 
-std::string_view to_string(CheckKind k) noexcept {
-    for (const auto& [v, n] : kKindNames)
-        if (v == k) return n;
-    return "unknown";
-}
+std::string_view to_string(CheckKind k) noexcept { return name_in(kKindNames, k); }
 
-CheckKind kind_from_string(std::string_view s) {
-    for (const auto& [v, n] : kKindNames)
-        if (n == s) return v;
-    throw std::invalid_argument("unknown check kind '" + std::string(s) + "'");
-}
+CheckKind kind_from_string(std::string_view s) { return value_in(kKindNames, s, "check kind"); }
 
 std::optional<double> Context::ceiling(std::string_view name) const {
     if (!ceilings.is_object()) return std::nullopt;
@@ -234,6 +233,16 @@ CorrectnessResult pass(CorrectnessResult r, std::string message) {
     return r;
 }
 
+CorrectnessResult pass(CorrectnessResult r) {
+    r.passed = true;
+    return r;
+}
+
+CorrectnessResult with_hint(CorrectnessResult r, std::string hint) {
+    if (r.hint.empty()) r.hint = std::move(hint);
+    return r;
+}
+
 CorrectnessResult fail(CorrectnessResult r, std::string message, std::string hint) {
     r.passed = false;
     r.message = std::move(message);
@@ -246,9 +255,9 @@ CorrectnessResult fail_because(CorrectnessResult r, const std::string& why, std:
 }
 
 void require_current_baseline(const Context& ctx, const Baseline& b) {
-    if (ctx.baseline_id != b.id)
+    if (ctx.baseline_id != b.id || (!ctx.baseline_what.empty() && ctx.baseline_what != b.what))
         throw std::logic_error("lab definition error: the check times the baseline '" + b.id + "' (" + b.what +
-                               ") but declares '" + ctx.baseline_id + "' in its PerfSpec");
+                               ") but declares '" + ctx.baseline_id + "' (" + ctx.baseline_what + ") in its PerfSpec");
 }
 
 double perf_credit(double ratio, double pass_bar, double full_bar) noexcept {

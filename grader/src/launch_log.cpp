@@ -40,6 +40,17 @@ F next(const char* symbol) {
     return reinterpret_cast<F>(dlsym(RTLD_NEXT, symbol));
 }
 
+// Calls the runtime's own entry point @p real (cudaErrorUnknown where there is none) inside one of ours: the
+// launch calls it makes are not logged again, and the flag is as it was once it returns.
+template <typename F, typename... Args>
+cudaError_t pass_on(F real, Args... args) {
+    const bool was = t_inside;
+    t_inside = true;
+    const cudaError_t e = real ? real(args...) : cudaErrorUnknown;
+    t_inside = was;
+    return e;
+}
+
 }  // namespace
 
 void log_launches(bool on) { g_logging = on; }
@@ -66,11 +77,7 @@ extern "C" cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, con
     using Fn = cudaError_t (*)(const cudaLaunchConfig_t*, const void*, void**);
     static const Fn real = gpulab::grader::next<Fn>("cudaLaunchKernelExC");
     if (config != nullptr) gpulab::grader::note(func, config->gridDim, config->blockDim, config->dynamicSmemBytes);
-    const bool was = gpulab::grader::t_inside;
-    gpulab::grader::t_inside = true;
-    const cudaError_t e = real ? real(config, func, args) : cudaErrorUnknown;
-    gpulab::grader::t_inside = was;
-    return e;
+    return gpulab::grader::pass_on(real, config, func, args);
 }
 
 // CUDA 13's <<<…>>> launches go through these (the compiler's launch stub passes the kernel's handle): the same
@@ -80,11 +87,7 @@ extern "C" cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 b
     using Fn = cudaError_t (*)(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
     static const Fn real = gpulab::grader::next<Fn>("__cudaLaunchKernel");
     gpulab::grader::note(reinterpret_cast<const void*>(kernel), grid, block, smem);  // cudaFuncGetName takes a handle too
-    const bool was = gpulab::grader::t_inside;
-    gpulab::grader::t_inside = true;
-    const cudaError_t e = real ? real(kernel, grid, block, args, smem, stream) : cudaErrorUnknown;
-    gpulab::grader::t_inside = was;
-    return e;
+    return gpulab::grader::pass_on(real, kernel, grid, block, args, smem, stream);
 }
 
 extern "C" cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t smem,
@@ -92,9 +95,5 @@ extern "C" cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, d
     using Fn = cudaError_t (*)(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
     static const Fn real = gpulab::grader::next<Fn>("__cudaLaunchKernel_ptsz");
     gpulab::grader::note(reinterpret_cast<const void*>(kernel), grid, block, smem);
-    const bool was = gpulab::grader::t_inside;
-    gpulab::grader::t_inside = true;
-    const cudaError_t e = real ? real(kernel, grid, block, args, smem, stream) : cudaErrorUnknown;
-    gpulab::grader::t_inside = was;
-    return e;
+    return gpulab::grader::pass_on(real, kernel, grid, block, args, smem, stream);
 }

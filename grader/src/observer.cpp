@@ -161,7 +161,7 @@ struct Observer::State {
     std::vector<Watched> runtime_table, driver_table;
     std::shared_ptr<const std::function<void(cudaStream_t, const char*)>> enqueue_hook;
     std::set<std::string> hook_kernels;    // what the enqueue hook launches (it shares the graded call's correlation)
-    std::set<std::string> grader_kernels;  // the references' kernels, for work no call record names (lean mode)
+    std::set<std::string> grader_kernels;  // the baselines' kernels, for work no call record names (lean mode)
     bool lean = false;
     bool quiet = false;
     std::uint64_t quiet_since = 0;         // when quiet mode began (0: not quiet)
@@ -233,18 +233,16 @@ struct Observer::State {
         }
     }
     ObservedCall to_call(const CallRecord& r) const {
-        ObservedCall c;
-        c.name = r.watched->name;
-        c.driver = r.watched->driver;
-        c.at = r.at;
-        c.thread = r.thread;
-        c.graded = r.graded;
-        c.correlation = r.correlation;
-        c.stream = r.stream;
-        c.has_stream = r.has_stream;
-        c.graph_exec = r.graph_exec;
-        c.result = r.result;
-        return c;
+        return {.name = r.watched->name,
+                .driver = r.watched->driver,
+                .at = r.at,
+                .thread = r.thread,
+                .graded = r.graded,
+                .correlation = r.correlation,
+                .stream = r.stream,
+                .has_stream = r.has_stream,
+                .graph_exec = r.graph_exec,
+                .result = r.result};
     }
 };
 
@@ -305,21 +303,28 @@ MemoryKind memory_kind(int k) {
     }
 }
 
+// What the records of work on a stream share (a kernel's, a copy's, a memset's): its stream, when it ran, the graph
+// it ran in and the call that issued it.
+template <class Observed, class Record>
+void stream_work_like(Observer::State& s, Observed& o, const Record* r) {
+    o.stream = r->streamId;
+    o.start = r->start;
+    o.end = r->end;
+    o.graph = r->graphId;
+    o.correlation = s.correlation(r->correlationId);
+}
+
 void record_kernel(Observer::State& s, const CUpti_ActivityKernel10* k) {
     ObservedKernel o;
     o.name = k->name ? k->name : "";
-    o.stream = k->streamId;
+    stream_work_like(s, o, k);
     o.grid[0] = std::uint32_t(k->gridX), o.grid[1] = std::uint32_t(k->gridY), o.grid[2] = std::uint32_t(k->gridZ);
     o.block[0] = std::uint32_t(k->blockX), o.block[1] = std::uint32_t(k->blockY), o.block[2] = std::uint32_t(k->blockZ);
     o.static_smem = k->staticSharedMemory;
     o.dynamic_smem = k->dynamicSharedMemory;
     o.registers = k->registersPerThread;
     o.local_bytes = k->localMemoryPerThread;
-    o.start = k->start;
-    o.end = k->end;
-    o.graph = k->graphId;
     o.graph_node = k->graphNodeId;
-    o.correlation = s.correlation(k->correlationId);
     s.kernels.push_back(std::move(o));
 }
 
@@ -328,11 +333,7 @@ template <class Record>
 ObservedCopy copy_like(Observer::State& s, const Record* m) {
     ObservedCopy o;
     o.bytes = m->bytes;
-    o.stream = m->streamId;
-    o.start = m->start;
-    o.end = m->end;
-    o.graph = m->graphId;
-    o.correlation = s.correlation(m->correlationId);
+    stream_work_like(s, o, m);
     return o;
 }
 

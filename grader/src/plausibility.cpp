@@ -2,16 +2,13 @@
 #include "grader/plausibility.hpp"
 
 #include <algorithm>
-#include <cstdio>
+
+#include "labs/text.hpp"
 
 namespace gpulab::grader {
 namespace {
 
-std::string num(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.3g", v);
-    return buf;
-}
+std::string num(double v) { return strprintf("%.3g", v); }
 
 double ceiling(const nlohmann::json& c, const char* name) {
     return c.is_object() && c.contains(name) && c[name].is_number() ? c[name].get<double>() : 0.0;

@@ -25,11 +25,7 @@
 namespace gpulab::grader {
 namespace {
 
-std::string num(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
-}
+std::string num(double v) { return strprintf("%.6g", v); }
 
 std::string lower_trim(std::string s) {
     const auto first = s.find_first_not_of(" \t\r\n");
@@ -199,6 +195,7 @@ CheckResult run_performance_check(const CheckDecl& d, const Lab::Entry& e, Conte
         }
     }
     ctx.baseline_id = spec.baseline.id;
+    ctx.baseline_what = spec.baseline.what;
     const BaselineTiming& alone = ctx.current_baseline();
     if (!alone.error.empty()) {
         r.status = Status::error;

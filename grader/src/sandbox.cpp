@@ -117,20 +117,16 @@ struct Filter {
         code.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (std::uint32_t(err) & SECCOMP_RET_DATA)));
     }
     // if nr == call and (std::uint32_t)args[arg] != value: return ERRNO(EPERM); then reload nr
-    void deny_unless_arg(long call, int arg, std::uint32_t value) {
-        if (call < 0) return;
-        code.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, std::uint32_t(call), 0, 4));
-        code.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, std::uint32_t(offsetof(seccomp_data, args) + 8 * arg)));
-        code.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, value, 1, 0));
-        code.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)));
-        load_nr();
-    }
+    void deny_unless_arg(long call, int arg, std::uint32_t value) { deny_unless(call, arg, BPF_JEQ, value); }
     // if nr == call and (args[arg] & mask) == 0: return ERRNO(EPERM); then reload nr
-    void deny_unless_flag(long call, int arg, std::uint32_t mask) {
+    void deny_unless_flag(long call, int arg, std::uint32_t mask) { deny_unless(call, arg, BPF_JSET, mask); }
+    // if nr == call and (std::uint32_t)args[arg] fails @p test against k (BPF_JEQ: equal to k; BPF_JSET: some bit of
+    // k set): return ERRNO(EPERM); then reload nr
+    void deny_unless(long call, int arg, std::uint16_t test, std::uint32_t k) {
         if (call < 0) return;
         code.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, std::uint32_t(call), 0, 4));
         code.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, std::uint32_t(offsetof(seccomp_data, args) + 8 * arg)));
-        code.push_back(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, mask, 1, 0));
+        code.push_back(BPF_JUMP(BPF_JMP | test | BPF_K, k, 1, 0));
         code.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)));
         load_nr();
     }

@@ -6,13 +6,16 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "catch_compat.hpp"
 #include "grader/runner.hpp"
+#include "run_code.hpp"
 
 using namespace gpulab::grader;
+using gpulab::testing::run_code;
 
 namespace {
 
@@ -196,25 +199,6 @@ TEST_CASE("Drawn sizes stay in their range, on their multiple, reproducibly, and
 
 namespace {
 
-// Runs the code half of @p lab with a pretend GPU and returns its results by id.
-std::map<std::string, nlohmann::json> run_code(const Lab& lab, const GpuHooks& gpu, const std::string& only = "") {
-    RunnerOptions o;
-    o.mode = RunnerMode::code;
-    o.only = only;
-    const std::string out_path = write_temp("");
-    std::FILE* f = std::fopen(out_path.c_str(), "w");
-    Emitter em(f);
-    run_lab(lab, o, gpu, em);
-    std::fclose(f);
-    std::ifstream in(out_path);
-    std::map<std::string, nlohmann::json> results;
-    for (std::string line; std::getline(in, line);) {
-        const nlohmann::json m = nlohmann::json::parse(line);
-        if (m["type"] == "result") results[m["result"]["id"]] = m["result"];
-    }
-    return results;
-}
-
 // A baseline "base" that counts its timings alone (when given a counter) and takes 2 ms.
 Baseline fixed_baseline(int* timings = nullptr, std::string id = "base", std::string what = "the baseline") {
     return {std::move(id), std::move(what), [timings](Context&) {
@@ -237,6 +221,22 @@ Lab perf_lab(std::vector<std::string> invalid, bool compare = true, int* baselin
         r.floor.max_ratio = 100;  // every performance check declares a floor
         r.invalid = invalid;
         r.baseline_compared = compare && ctx.current_baseline().median_ms == 2.0;
+        return r;
+    });
+    return lab;
+}
+
+// A lab whose one performance check, perf.x (no correctness check required, baseline "base"), measures a ratio of 3
+// against its compared baseline, in @p time_ms, and declares @p floor.
+Lab measuring_3x(std::optional<double> time_ms = {}, const Floor& floor = {}) {
+    Lab lab;
+    const PerfSpec spec{.requires_check = "", .pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .baseline = fixed_baseline()};
+    lab.performance("perf.x", "x fast", 4, spec, [time_ms, floor](Context&) {
+        PerfResult r;
+        r.ratio = 3.0;
+        r.time_ms = time_ms;
+        r.floor = floor;
+        r.baseline_compared = true;
         return r;
     });
     return lab;
@@ -312,6 +312,10 @@ TEST_CASE("The timing helpers refuse a baseline other than the check's", "[runne
     ctx.baselines["base"] = BaselineTiming{"the baseline", 2.0, {}, ""};
     CHECK_NOTHROW(require_current_baseline(ctx, fixed_baseline()));
     CHECK_THROWS_AS(require_current_baseline(ctx, fixed_baseline(nullptr, "other")), std::logic_error);
+    // The same id for other work (a copy of another size under "copy"): refused too.
+    ctx.baseline_what = fixed_baseline().what;
+    CHECK_NOTHROW(require_current_baseline(ctx, fixed_baseline()));
+    CHECK_THROWS_AS(require_current_baseline(ctx, fixed_baseline(nullptr, "base", "another workload")), std::logic_error);
 }
 
 TEST_CASE("A wrong number that looks like a common slip gets a hint, never the key", "[answers][slips]") {
@@ -423,32 +427,16 @@ TEST_CASE("A profile target is declared once, by a name", "[runner][profile]") {
 }
 
 TEST_CASE("A performance check that declares no plausibility floor is a lab definition error", "[runner][plausibility]") {
-    Lab lab;
-    const PerfSpec spec{.requires_check = "", .pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .baseline = fixed_baseline()};
-    lab.performance("perf.x", "x fast", 4, spec, [](Context&) {
-        PerfResult r;
-        r.ratio = 3.0;
-        r.baseline_compared = true;
-        return r;
-    });
-    const auto r = run_code(lab, pretend_gpu());
+    const auto r = run_code(measuring_3x(), pretend_gpu());
     CHECK(r.at("perf.x")["status"] == "error");
     CHECK(r.at("perf.x")["message"].get<std::string>().find("plausibility floor") != std::string::npos);
 }
 
 TEST_CASE("A ratio past its declared bound is SUSPICIOUS, with the bound named", "[runner][plausibility]") {
-    Lab lab;
-    const PerfSpec spec{.requires_check = "", .pass_bar = 1.0, .full_bar = 2.0, .unit = "x", .baseline = fixed_baseline()};
-    lab.performance("perf.x", "x fast", 4, spec, [](Context&) {
-        PerfResult r;
-        r.ratio = 3.0;
-        r.time_ms = 1.0;
-        r.floor.max_ratio = 2.5;
-        r.floor.max_what = "no pipeline beats its own lower bound";
-        r.baseline_compared = true;
-        return r;
-    });
-    const auto r = run_code(lab, pretend_gpu());
+    Floor bound;
+    bound.max_ratio = 2.5;
+    bound.max_what = "no pipeline beats its own lower bound";
+    const auto r = run_code(measuring_3x(1.0, bound), pretend_gpu());
     CHECK(r.at("perf.x")["status"] == "suspicious");
     CHECK(r.at("perf.x")["points"] == 0);
     CHECK(r.at("perf.x")["message"].get<std::string>().find("lower bound") != std::string::npos);

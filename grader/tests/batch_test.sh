@@ -17,11 +17,9 @@
 #     without it has none.
 set -u
 grader=$1 src=$2 work=$3 python=$4
-export CUDA_VISIBLE_DEVICES=
-PYTHONPATH="$(cd "$(dirname "$0")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"  # testlib.py
-export PYTHONPATH
-rm -rf "$work"
-mkdir -p "$work"
+# shellcheck source=grader/tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+class_test "$work"
 cat > "$work/check.py" <<'PY'
 import csv, glob, json, os, sys
 work, mode = sys.argv[1], sys.argv[2]

@@ -1,6 +1,6 @@
 // Fairness notes (grader/fairness.hpp): a timing that did not converge and a throttled GPU clock are noted on
 // the performance check, idle and administrative clock reasons are not; the runner attaches the notes (message
-// and JSON), the gradebook flags the student UNSTABLE; a calibration lists the references' performance checks.
+// and JSON), the gradebook flags the student UNSTABLE; a calibration lists the solutions' performance checks.
 #include <unistd.h>
 
 #include <cstdio>
@@ -13,8 +13,10 @@
 #include "grader/batch.hpp"
 #include "grader/fairness.hpp"
 #include "grader/runner.hpp"
+#include "run_code.hpp"
 
 using namespace gpulab::grader;
+using gpulab::testing::run_code;
 
 namespace {
 
@@ -24,26 +26,6 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 nlohmann::json timing(bool converged, double rel_ci = 0.004, int count = 40) {
     return {{"median_ms", 1.5}, {"q1_ms", 1.49}, {"q3_ms", 1.52}, {"min_ms", 1.4}, {"count", count}, {"rel_ci", rel_ci},
             {"converged", converged}};
-}
-
-// Runs the code half of @p lab with @p gpu and returns its results by id (the runner's protocol lines).
-std::map<std::string, nlohmann::json> run_code(const Lab& lab, const GpuHooks& gpu) {
-    RunnerOptions o;
-    o.mode = RunnerMode::code;
-    const std::string path =
-        (std::filesystem::temp_directory_path() / ("grader-fairness-" + std::to_string(::getpid()) + ".jsonl")).string();
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    Emitter em(f);
-    run_lab(lab, o, gpu, em);
-    std::fclose(f);
-    std::ifstream in(path);
-    std::map<std::string, nlohmann::json> results;
-    for (std::string line; std::getline(in, line);) {
-        const nlohmann::json m = nlohmann::json::parse(line);
-        if (m["type"] == "result") results[m["result"]["id"]] = m["result"];
-    }
-    std::remove(path.c_str());
-    return results;
 }
 
 // A lab with one performance check whose timings are @p work (the graded code's) and a converged baseline.
@@ -187,7 +169,7 @@ TEST_CASE("A report with a fairness note flags the student UNSTABLE, one flag pe
     CHECK(two[1].name == "UNSTABLE");
 }
 
-TEST_CASE("A calibration lists the references' performance checks; the CSV and the spread read them", "[batch][calibration]") {
+TEST_CASE("A calibration lists the solutions' performance checks; the CSV and the spread read them", "[batch][calibration]") {
     const nlohmann::json report = {
         {"labs",
          {{{"id", "00"},
@@ -224,5 +206,5 @@ TEST_CASE("A calibration lists the references' performance checks; the CSV and t
     CHECK(contains(csv, "0/2,node3,0,NVIDIA H200 GPU-1 driver 580,,,error,,,,,,the grader exited with code 3: boom\n"));
     const std::vector<std::string> spread = calibration_spread(book["calibration"]);
     REQUIRE(spread.size() == 1);  // perf.small was not timed
-    CHECK(spread[0] == "lab 00 perf.bandwidth: the references' ratios 0.9 to 0.93 over 2 calibrations (3.3% apart)");
+    CHECK(spread[0] == "lab 00 perf.bandwidth: the solutions' ratios 0.9 to 0.93 over 2 calibrations (3.3% apart)");
 }

@@ -43,93 +43,102 @@ void raw(const std::string& line) {
     std::fflush(out);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The options, like a real runner's, on its command line and (from the grader) in the parameters on the key pipe.
+struct Options {
     std::string behave = "ok", only;
-    // Its options, like a real runner's, on its command line and (from the grader) in the parameters on the key pipe.
-    std::vector<std::string> args(argv + 1, argv + argc);
     nlohmann::json params = nlohmann::json::object();
+};
+
+Options parse(int argc, char** argv) {
+    Options o;
+    std::vector<std::string> args(argv + 1, argv + argc);
     if (const auto text = gpulab::grader::received_run_params(); text && !text->empty()) {
-        params = nlohmann::json::parse(*text);
-        for (const std::string& a : params.value("args", std::vector<std::string>{})) args.push_back(a);
+        o.params = nlohmann::json::parse(*text);
+        for (const std::string& a : o.params.value("args", std::vector<std::string>{})) args.push_back(a);
     }
     for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--behave" && i + 1 < args.size()) behave = args[++i];
-        else if (args[i] == "--only" && i + 1 < args.size()) only = args[++i];
+        if (args[i] == "--behave" && i + 1 < args.size()) o.behave = args[++i];
+        else if (args[i] == "--only" && i + 1 < args.size()) o.only = args[++i];
         else if (args[i] == "--report-fd" && i + 1 < args.size()) out = fdopen(std::atoi(args[++i].c_str()), "w");
     }
-    Emitter e(out);
-    if (behave == "face") {
-        // What graded code could see of its run: its command line, its environment, and what came on the pipe.
-        std::string cmdline;
-        for (int i = 0; i < argc; ++i) cmdline += std::string(i ? " " : "") + argv[i];
-        std::string env;
-        for (char** v = environ; *v != nullptr; ++v) env += std::string(*v) + "\n";
-        hello_plan(e);
-        e.send({{"type", "warning"}, {"message", "cmdline=" + cmdline}});
-        e.send({{"type", "warning"}, {"message", "environ=" + env}});
-        e.send({{"type", "warning"}, {"message", "params_seed=" + [&] {
-                    const std::vector<std::string> a = params.value("args", std::vector<std::string>{});
-                    for (std::size_t i = 0; i + 1 < a.size(); ++i)
-                        if (a[i] == "--seed") return a[i + 1];
-                    return std::string();
-                }()}});
-        for (const char* id : {"c1", "c2"}) {
-            e.send({{"type", "start"}, {"id", id}});
-            e.send(result(id, "pass", 10));
-        }
-        e.send({{"type", "done"}});
-        return 0;
+    return o;
+}
+
+// Both checks started and passed, then done.
+int pass_both(Emitter& e) {
+    for (const char* id : {"c1", "c2"}) {
+        e.send({{"type", "start"}, {"id", id}});
+        e.send(result(id, "pass", 10));
     }
-    if (behave == "no_output") return 0;
-    if (behave == "noisy") {
-        std::string junk(4096, 'x');
-        for (int i = 0; i < 512; ++i) std::fprintf(i % 2 ? stderr : stdout, "%s\n", junk.c_str());
-        behave = "ok";
-    }
-    if (behave == "invalid_once" || behave == "invalid_always") {  // c2's measurement is INVALID (on a retry too)
-        const bool retry = !only.empty();
-        e.send({{"type", "hello"}, {"protocol", gpulab::grader::kProtocolVersion}, {"mode", "code"}, {"seed", 1}});
-        nlohmann::json checks = nlohmann::json::array();
-        for (const char* id : {"c1", "c2"})
-            if (!retry || only.find(id) != std::string::npos)
-                checks.push_back({{"id", id}, {"title", id}, {"kind", "correctness"}, {"max_points", 10}, {"needs_gpu", true}});
-        e.send({{"type", "plan"}, {"checks", checks}});
-        if (!retry) {
-            e.send({{"type", "start"}, {"id", "c1"}});
-            e.send(result("c1", "pass", 10));
-        }
-        e.send({{"type", "start"}, {"id", "c2"}});
-        const bool invalid = behave == "invalid_always" || !retry;
-        e.send(result("c2", invalid ? "invalid" : "pass", invalid ? 0 : 10));
-        e.send({{"type", "done"}});
-        return 0;
-    }
-    if (behave == "unfair") {  // c2 passes with a fairness note, as the runner writes one
-        hello_plan(e);
+    e.send({{"type", "done"}});
+    return 0;
+}
+
+// What graded code could see of its run: its command line, its environment, and what came on the pipe.
+int face(Emitter& e, int argc, char** argv, const nlohmann::json& params) {
+    std::string cmdline;
+    for (int i = 0; i < argc; ++i) cmdline += std::string(i ? " " : "") + argv[i];
+    std::string env;
+    for (char** v = environ; *v != nullptr; ++v) env += std::string(*v) + "\n";
+    std::string seed;
+    const std::vector<std::string> a = params.value("args", std::vector<std::string>{});
+    for (std::size_t i = 0; i + 1 < a.size(); ++i)
+        if (a[i] == "--seed") seed = a[i + 1];
+    hello_plan(e);
+    e.send({{"type", "warning"}, {"message", "cmdline=" + cmdline}});
+    e.send({{"type", "warning"}, {"message", "environ=" + env}});
+    e.send({{"type", "warning"}, {"message", "params_seed=" + seed}});
+    return pass_both(e);
+}
+
+// c2's measurement is INVALID (on a retry too, with invalid_always).
+int invalid(Emitter& e, const Options& o) {
+    const bool retry = !o.only.empty();
+    e.send({{"type", "hello"}, {"protocol", gpulab::grader::kProtocolVersion}, {"mode", "code"}, {"seed", 1}});
+    nlohmann::json checks = nlohmann::json::array();
+    for (const char* id : {"c1", "c2"})
+        if (!retry || o.only.find(id) != std::string::npos)
+            checks.push_back({{"id", id}, {"title", id}, {"kind", "correctness"}, {"max_points", 10}, {"needs_gpu", true}});
+    e.send({{"type", "plan"}, {"checks", checks}});
+    if (!retry) {
         e.send({{"type", "start"}, {"id", "c1"}});
         e.send(result("c1", "pass", 10));
-        e.send({{"type", "start"}, {"id", "c2"}});
-        nlohmann::json r = result("c2", "pass", 10);
-        r["result"]["fairness"] = {{{"kind", "clock_throttled"},
-                                    {"note", "GPU clock throttled (power cap) when its timing ended"},
-                                    {"about", {"sw_power_cap"}}}};
-        e.send(r);
-        e.send({{"type", "done"}});
-        return 0;
     }
-    if (behave == "bad_plan") {
-        hello_plan(e, 7);
-        e.send({{"type", "start"}, {"id", "c1"}});
-        e.send(result("c1", "pass", 7));
-        e.send({{"type", "start"}, {"id", "c2"}});
-        e.send(result("c2", "pass", 7));
-        e.send({{"type", "done"}});
-        return 0;
-    }
+    e.send({{"type", "start"}, {"id", "c2"}});
+    const bool invalid = o.behave == "invalid_always" || !retry;
+    e.send(result("c2", invalid ? "invalid" : "pass", invalid ? 0 : 10));
+    e.send({{"type", "done"}});
+    return 0;
+}
+
+// c2 passes with a fairness note, as the runner writes one.
+int unfair(Emitter& e) {
     hello_plan(e);
     e.send({{"type", "start"}, {"id", "c1"}});
+    e.send(result("c1", "pass", 10));
+    e.send({{"type", "start"}, {"id", "c2"}});
+    nlohmann::json r = result("c2", "pass", 10);
+    r["result"]["fairness"] = {{{"kind", "clock_throttled"},
+                                {"note", "GPU clock throttled (power cap) when its timing ended"},
+                                {"about", {"sw_power_cap"}}}};
+    e.send(r);
+    e.send({{"type", "done"}});
+    return 0;
+}
+
+// A plan of 7 points a check, results as planned.
+int bad_plan(Emitter& e) {
+    hello_plan(e, 7);
+    for (const char* id : {"c1", "c2"}) {
+        e.send({{"type", "start"}, {"id", id}});
+        e.send(result(id, "pass", 7));
+    }
+    e.send({{"type", "done"}});
+    return 0;
+}
+
+// What happens once c1 has started: a crash, a hang, a forgery, or the rest of an ordinary run.
+int after_start(Emitter& e, const std::string& behave) {
     if (behave == "segv") raise(SIGSEGV);
     if (behave == "abort") std::abort();
     if (behave == "exit4") std::exit(4);
@@ -177,4 +186,24 @@ int main(int argc, char** argv) {
     e.send(result("c2", "pass", 10));
     if (behave != "no_done") e.send({{"type", "done"}});
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options o = parse(argc, argv);
+    Emitter e(out);
+    if (o.behave == "face") return face(e, argc, argv, o.params);
+    if (o.behave == "no_output") return 0;
+    if (o.behave == "noisy") {
+        const std::string junk(4096, 'x');
+        for (int i = 0; i < 512; ++i) std::fprintf(i % 2 ? stderr : stdout, "%s\n", junk.c_str());
+        o.behave = "ok";
+    }
+    if (o.behave == "invalid_once" || o.behave == "invalid_always") return invalid(e, o);
+    if (o.behave == "unfair") return unfair(e);
+    if (o.behave == "bad_plan") return bad_plan(e);
+    hello_plan(e);
+    e.send({{"type", "start"}, {"id", "c1"}});
+    return after_start(e, o.behave);
 }

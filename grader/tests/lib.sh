@@ -8,3 +8,14 @@ expect() {
   what=$1; shift
   if "$@"; then echo "ok   $what"; else echo "FAIL $what"; problems=$((problems + 1)); fi
 }
+
+# class_test WORK: what the tests that grade a class of lab 00 and check it in Python (batch_test.sh, shard_test.sh)
+# start with: the GPU hidden (every row the same on any machine), this folder on PYTHONPATH (the checks import
+# testlib.py), and WORK emptied.
+class_test() {
+  export CUDA_VISIBLE_DEVICES=
+  PYTHONPATH="$(cd "$(dirname "$0")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
+  export PYTHONPATH
+  rm -rf "$1"
+  mkdir -p "$1"
+}

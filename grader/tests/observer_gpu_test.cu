@@ -53,6 +53,25 @@ Observer& started() {
     return o;
 }
 
+// What most tests below start with: the observer started, a device buffer of Bytes and a non-blocking stream. The
+// buffer and the stream are released when the test ends (a failed release fails it).
+template <std::size_t Bytes>
+struct Started {
+    Observer& o = started();
+    float* d = nullptr;
+    cudaStream_t s = nullptr;
+    Started() {
+        CUDA_CHECK(cudaMalloc(&d, Bytes));
+        CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    }
+    ~Started() {
+        CHECK(cudaStreamDestroy(s) == cudaSuccess);
+        CHECK(cudaFree(d) == cudaSuccess);
+    }
+    Started(const Started&) = delete;
+    Started& operator=(const Started&) = delete;
+};
+
 }  // namespace
 
 TEST_CASE("The observer records graded kernels and copies with their streams", "[observer]") {
@@ -139,12 +158,8 @@ TEST_CASE("A module's static device data counts as the graded code's", "[observe
     CUDA_CHECK(cudaFree(d));
 }
 
-TEST_CASE("Graph launches, updates and the kernels of the instance are observed", "[observer]") {
-    started();
-    float* d = nullptr;
-    CUDA_CHECK(cudaMalloc(&d, 1 << 20));
-    cudaStream_t s;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+TEST_CASE_METHOD(Started<1 << 20>, "Graph launches, updates and the kernels of the instance are observed",
+                 "[observer]") {
     cudaGraph_t g = nullptr;
     cudaGraphExec_t e = nullptr;
     Window w;
@@ -185,12 +200,10 @@ TEST_CASE("Graph launches, updates and the kernels of the instance are observed"
     for (const ObservedKernel& k : graded) CHECK(k.graph == launches[0].graph_exec);
     CUDA_CHECK(cudaGraphExecDestroy(e));
     CUDA_CHECK(cudaGraphDestroy(g));
-    CUDA_CHECK(cudaStreamDestroy(s));
-    CUDA_CHECK(cudaFree(d));
 }
 
-TEST_CASE("The enqueue hook puts the grader's delay on the stream the graded work really uses", "[observer]") {
-    Observer& o = started();
+TEST_CASE_METHOD(Started<4096>, "The enqueue hook puts the grader's delay on the stream the graded work really uses",
+                 "[observer]") {
     std::atomic<int> hooked{0};
     o.set_enqueue_hook(
         [&](cudaStream_t stream, const char*) {
@@ -198,10 +211,6 @@ TEST_CASE("The enqueue hook puts the grader's delay on the stream the graded wor
             observer_test_spin<<<1, 1, 0, stream>>>(200000);  // about 0.1 ms ahead of the graded operation
         },
         {"_Z18observer_test_spinx"});
-    float* d = nullptr;
-    CUDA_CHECK(cudaMalloc(&d, 4096));
-    cudaStream_t s;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     Window w;
     {
         GradedCall graded;
@@ -218,8 +227,6 @@ TEST_CASE("The enqueue hook puts the grader's delay on the stream the graded wor
     CHECK(spin.stream == o.stream_id(s));
     CHECK(seen.graded_kernels().size() == 1);
     CHECK(seen.graded_kernels()[0].start >= spin.end);
-    CUDA_CHECK(cudaStreamDestroy(s));
-    CUDA_CHECK(cudaFree(d));
 }
 
 TEST_CASE("Work of another thread is the graded code's, and the thread is counted", "[observer]") {
@@ -260,12 +267,9 @@ TEST_CASE("Graded work overlapping the grader's is judged as work left running",
     CUDA_CHECK(cudaStreamDestroy(theirs));
 }
 
-TEST_CASE("In lean mode kernels are still recorded and told apart by name, a graph's node by node", "[observer]") {
-    Observer& o = started();
-    float* d = nullptr;
-    CUDA_CHECK(cudaMalloc(&d, 4096));
-    cudaStream_t s;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+TEST_CASE_METHOD(Started<4096>,
+                 "In lean mode kernels are still recorded and told apart by name, a graph's node by node",
+                 "[observer]") {
     cudaGraph_t g = nullptr;
     cudaGraphExec_t e = nullptr;
     CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
@@ -295,17 +299,11 @@ TEST_CASE("In lean mode kernels are still recorded and told apart by name, a gra
     CHECK(in_graph == 2);
     CUDA_CHECK(cudaGraphExecDestroy(e));
     CUDA_CHECK(cudaGraphDestroy(g));
-    CUDA_CHECK(cudaStreamDestroy(s));
-    CUDA_CHECK(cudaFree(d));
 }
 
-TEST_CASE("Quiet mode records no work, says how long it lasted, sees what it allocated, and restores lean mode",
-          "[observer]") {
-    Observer& o = started();
-    float* d = nullptr;
-    CUDA_CHECK(cudaMalloc(&d, 4096));
-    cudaStream_t s;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+TEST_CASE_METHOD(Started<4096>,
+                 "Quiet mode records no work, says how long it lasted, sees what it allocated, and restores lean mode",
+                 "[observer]") {
     o.set_lean(true);
     Window w;
     observer_test_touch<<<1, 32, 0, s>>>(d, 32);  // recorded (lean)
@@ -339,16 +337,11 @@ TEST_CASE("Quiet mode records no work, says how long it lasted, sees what it all
     CHECK(released);
     CHECK(held_after >= kHeld);  // the 64 MiB, and the 32 MiB still held at the end of quiet time
     CUDA_CHECK(cudaFree(held));
-    CUDA_CHECK(cudaStreamDestroy(s));
-    CUDA_CHECK(cudaFree(d));
 }
 
-TEST_CASE("After quiet time (CUPTI finalized and attached again) each launch is still told by its own call", "[observer]") {
-    Observer& o = started();
-    float* d = nullptr;
-    CUDA_CHECK(cudaMalloc(&d, 4096));
-    cudaStream_t s;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+TEST_CASE_METHOD(Started<4096>,
+                 "After quiet time (CUPTI finalized and attached again) each launch is still told by its own call",
+                 "[observer]") {
     Window w;
     for (int i = 0; i < 3; ++i) observer_test_touch<<<1, 32, 0, s>>>(d, 32);  // the grader's: correlation ids 1, 2, 3…
     {
@@ -366,6 +359,4 @@ TEST_CASE("After quiet time (CUPTI finalized and attached again) each launch is 
         CHECK(seen.kernels[i].graded == (i >= 3));
         CHECK(seen.kernels[i].grid[0] == (i >= 3 ? 2u : 1u));
     }
-    CUDA_CHECK(cudaStreamDestroy(s));
-    CUDA_CHECK(cudaFree(d));
 }

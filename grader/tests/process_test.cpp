@@ -8,9 +8,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "grader/process.hpp"
 #include "grader/protocol.hpp"
@@ -43,19 +45,27 @@ struct TempFile {
     [[nodiscard]] int open_for_writing() const { return open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC); }
 };
 
-// Runs `sh -c script` as spec says, its output into a file; returns what it printed and how it ended.
-std::pair<std::string, Exited> run_sh(const std::string& script, SpawnSpec spec = {}, double timeout_s = 20,
-                                      std::chrono::steady_clock::duration grace = {}) {
+// Runs the child @p spec names, its output into a file, and waits for it as wait_process() is told (a deadline
+// @p timeout_s away, the grace, the stop request); returns what it printed and how it ended.
+std::pair<std::string, Exited> run_child(SpawnSpec spec, double timeout_s = 20,
+                                         std::chrono::steady_clock::duration grace = {},
+                                         const std::function<bool()>& stop = {}) {
     TempFile out;
     const int fd = out.open_for_writing();
-    spec.argv = {"sh", "-c", script};
     spec.output_fd = fd;
     const Spawned child = spawn_process(spec);
     close(fd);
     REQUIRE(child.pid > 0);
     REQUIRE(child.error.empty());
-    const Exited e = wait_process(child.pid, deadline_in(timeout_s), grace);
+    const Exited e = wait_process(child.pid, deadline_in(timeout_s), grace, stop);
     return {out.text(), e};
+}
+
+// Runs `sh -c script` as spec says (run_child()).
+std::pair<std::string, Exited> run_sh(const std::string& script, SpawnSpec spec = {}, double timeout_s = 20,
+                                      std::chrono::steady_clock::duration grace = {}) {
+    spec.argv = {"sh", "-c", script};
+    return run_child(std::move(spec), timeout_s, grace);
 }
 
 }  // namespace
@@ -75,40 +85,27 @@ TEST_CASE("A spawned child keeps none of the parent's descriptors but the ones i
     REQUIRE(leaked >= 3);
     // ls, started directly (no shell, whose pipes would come and go), lists its own descriptors: 0, 1 and 2, and
     // the one it reads the folder with.
-    TempFile out;
-    const int fd = out.open_for_writing();
     SpawnSpec spec;
     spec.argv = {"ls", "/proc/self/fd"};
-    spec.output_fd = fd;
-    const Spawned child = spawn_process(spec);
-    close(fd);
+    const auto [text, e] = run_child(spec);
     close(leaked);
-    REQUIRE(child.pid > 0);
-    const Exited e = wait_process(child.pid, deadline_in(20));
     CHECK(e.exit_code == 0);
-    CHECK(out.text() == "0\n1\n2\n3\n");
+    CHECK(text == "0\n1\n2\n3\n");
 }
 
 TEST_CASE("The handover arrives on the key pipe the variable names, and the report channel on descriptor 3", "[process]") {
     int report[2];
     REQUIRE(pipe2(report, O_CLOEXEC) == 0);
-    TempFile out;
-    const int fd = out.open_for_writing();
     SpawnSpec spec;
-    spec.argv = {"sh", "-c", "cat <&\"$LABS_CHANNEL_KEY_FD\"; echo on-the-channel >&3"};
-    spec.output_fd = fd;
     spec.report_fd = report[1];
     spec.handover = std::string("key and parameters");
-    const Spawned child = spawn_process(spec);
-    close(fd);
+    const auto [text, e] = run_sh("cat <&\"$LABS_CHANNEL_KEY_FD\"; echo on-the-channel >&3", spec);
     close(report[1]);
-    REQUIRE(child.pid > 0);
-    const Exited e = wait_process(child.pid, deadline_in(20));
     char buf[64] = {};
     const ssize_t n = read(report[0], buf, sizeof buf - 1);
     close(report[0]);
     CHECK(e.exit_code == 0);
-    CHECK(out.text() == "key and parameters");
+    CHECK(text == "key and parameters");
     CHECK(std::string(buf, n > 0 ? std::size_t(n) : 0) == "on-the-channel\n");
     CHECK(std::string(kChannelKeyFdVariable) == "LABS_CHANNEL_KEY_FD");
 }
@@ -154,17 +151,11 @@ TEST_CASE("At the deadline the child's whole process group is stopped: SIGTERM f
 }
 
 TEST_CASE("A child is stopped as soon as the caller says so, not at its deadline", "[process]") {
-    TempFile out;
-    const int fd = out.open_for_writing();
     SpawnSpec spec;
     spec.argv = {"sleep", "600"};
-    spec.output_fd = fd;
-    const Spawned child = spawn_process(spec);
-    close(fd);
-    REQUIRE(child.pid > 0);
     const auto asked = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
-    const Exited e = wait_process(child.pid, deadline_in(600), std::chrono::seconds(5),
-                                  [&] { return std::chrono::steady_clock::now() >= asked; });
+    const auto [text, e] =
+        run_child(spec, 600, std::chrono::seconds(5), [&] { return std::chrono::steady_clock::now() >= asked; });
     CHECK(e.stopped);
     CHECK_FALSE(e.timed_out);
     CHECK(e.signal == SIGTERM);

@@ -13,11 +13,9 @@
 #     and a shard graded with another seed.
 set -u
 grader=$1 work=$2 batch=$3 python=$4
-export CUDA_VISIBLE_DEVICES=
-PYTHONPATH="$(cd "$(dirname "$0")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"  # testlib.py
-export PYTHONPATH
-rm -rf "$work"
-mkdir -p "$work"
+# shellcheck source=grader/tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+class_test "$work"
 class=$batch/class
 test -f "$batch/a/gradebook.csv" || { echo "FAIL no gradebook of the single batch in $batch/a: run grader_batch_grades_a_class first"; exit 1; }
 common="--labs 00 --workers 1 --seed 20261130 --no-ceilings --out $work/out"  # shard I: --first-slot I

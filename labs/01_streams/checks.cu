@@ -113,11 +113,15 @@ std::string buffers_problem(const Piped& p) {
     return "";
 }
 
-// A failed result when the pipeline's buffers cannot be used; nullopt when they can.
-std::optional<CorrectnessResult> refuse_unpinned(const Piped& p) {
-    const std::string bad = buffers_problem(p);
-    if (bad.empty()) return std::nullopt;
+// Why a check of the pipeline's runs cannot grade them: a failed result when its buffers cannot be used, a skipped one
+// when the observer does not record here; nullopt when it can.
+std::optional<CorrectnessResult> refuse_ungradable(const Piped& p) {
     CorrectnessResult r;
+    const std::string bad = buffers_problem(p);
+    if (bad.empty()) {
+        if (skip_unobserved(r)) return r;
+        return std::nullopt;
+    }
     r.message = bad;
     r.hint = "allocate the pinned input and output once, in the constructor (cudaMallocHost or gpulab::PinnedBuffer)";
     return r;
@@ -303,35 +307,41 @@ Problem structure_problem(const SeenRun& s, std::size_t n, std::size_t chunks, b
         else if (other.empty()) other = kernel_display_name(k.name);
     }
     const std::string shape = strprintf("run() of %zu elements in %zu chunks", n, chunks);
-    if (h2d != expected || h2d_bytes != bytes)
-        return {strprintf("%s copied to the device %zu times (%llu bytes); expected one copy per chunk from input(): %zu "
-                          "copies, %llu bytes",
-                          shape.c_str(), h2d, static_cast<unsigned long long>(h2d_bytes), expected,
-                          static_cast<unsigned long long>(bytes)),
-                "each chunk is one cudaMemcpyAsync from input() + first into its slot, on the copy-in stream (a kernel "
-                "reading host memory directly is not a copy)"};
-    if (d2h != expected || d2h_bytes != bytes)
-        return {strprintf("%s copied back to the host %zu times (%llu bytes); expected one copy per chunk into output(): "
-                          "%zu copies, %llu bytes",
-                          shape.c_str(), d2h, static_cast<unsigned long long>(d2h_bytes), expected,
-                          static_cast<unsigned long long>(bytes)),
-                "each chunk's result is one cudaMemcpyAsync from its slot into output() + first"};
+    // One copy per chunk each way, of every byte once: "copied to the device 3 times (… bytes); expected …".
+    const auto copies_problem = [&](const char* where, std::size_t count, std::uint64_t moved, const char* per_chunk,
+                                    const char* hint) -> Problem {
+        if (count == expected && moved == bytes) return {};
+        return Problem{strprintf("%s copied %s %zu times (%llu bytes); expected one copy per chunk %s: %zu copies, %llu bytes",
+                                 shape.c_str(), where, count, static_cast<unsigned long long>(moved), per_chunk, expected,
+                                 static_cast<unsigned long long>(bytes)),
+                       hint};
+    };
+    if (Problem p = copies_problem("to the device", h2d, h2d_bytes, "from input()",
+                                   "each chunk is one cudaMemcpyAsync from input() + first into its slot, on the copy-in "
+                                   "stream (a kernel reading host memory directly is not a copy)");
+        p.found())
+        return p;
+    if (Problem p = copies_problem("back to the host", d2h, d2h_bytes, "into output()",
+                                   "each chunk's result is one cudaMemcpyAsync from its slot into output() + first");
+        p.found())
+        return p;
     if (!other.empty())
         return {shape + " launched a kernel that is not launch_work's: " + other,
                 "the work is the given kernel: one launch_work per chunk, and nothing else on the GPU"};
     if (work != expected)
         return {strprintf("%s launched the work kernel %zu times; expected once per chunk (%zu)", shape.c_str(), work, expected),
                 "one launch_work per chunk"};
+    // Every piece of its work ended before run() returned (5 µs of slack for the clocks).
+    const auto returned_early = [&](const std::string& what, std::uint64_t end) {
+        return Problem{strprintf("run() returned before its work was done: %s ended %.3f ms after run() returned",
+                                 what.c_str(), ms_between(s.returned, end)),
+                       "run() returns when output() holds the result: wait for the last copy out before returning"};
+    };
     for (const ObservedKernel& k : s.seen.kernels)
-        if (k.graded && k.end > s.returned + 5000)
-            return {strprintf("run() returned before its work was done: its kernel ended %.3f ms after run() returned",
-                              ms_between(s.returned, k.end)),
-                    "run() returns when output() holds the result: wait for the last copy out before returning"};
+        if (k.graded && k.end > s.returned + 5000) return returned_early("its kernel", k.end);
     for (const ObservedCopy& c : s.seen.copies)
         if (c.graded && c.end > s.returned + 5000)
-            return {strprintf("run() returned before its work was done: a copy (%s) ended %.3f ms after run() returned",
-                              to_string(c.kind), ms_between(s.returned, c.end)),
-                    "run() returns when output() holds the result: wait for the last copy out before returning"};
+            return returned_early(strprintf("a copy (%s)", to_string(c.kind)), c.end);
     if (streams && s.seen.streams_of_graded().size() < 2)
         return {shape + " ran all of its copies and kernels on one stream",
                 "copy in, compute and copy out on their own streams (at least two), ordered by events"};
@@ -344,9 +354,8 @@ Problem structure_problem(const SeenRun& s, std::size_t n, std::size_t chunks, b
 // observed. Half of these runs, drawn in secret, are under the grader's chaos, unannounced.
 CorrectnessResult check_chunks(Context& ctx, const std::string& id, std::size_t n, std::size_t chunks, int iters) {
     Piped& p = pipeline();
-    if (auto refused = refuse_unpinned(p)) return *refused;
+    if (auto refused = refuse_ungradable(p)) return *refused;
     CorrectnessResult r;
-    if (r.skipped = observation_skip(); !r.skipped.empty()) return r;
     const Case c = make_case(n, iters, ctx.seed_for(strprintf("lab01 input %zu/%d/%zu", n, iters, chunks)));
     std::optional<GraderChaos> chaos;
     if ((secret_draw() & 1) != 0) chaos.emplace(kChaosSpinUs, kChaosDelayUs);
@@ -377,9 +386,8 @@ constexpr int kChaosRuns = 60;
 
 CorrectnessResult check_chaos(Context& ctx) {
     Piped& p = pipeline();
-    if (auto refused = refuse_unpinned(p)) return *refused;
+    if (auto refused = refuse_ungradable(p)) return *refused;
     CorrectnessResult r;
-    if (r.skipped = observation_skip(); !r.skipped.empty()) return r;
     GraderChaos chaos(kChaosSpinUs, kChaosDelayUs);
     int wrong = 0;
     std::string first_what;
@@ -417,9 +425,8 @@ CorrectnessResult check_chaos(Context& ctx) {
 // (this check's and the earlier checks'), no allocation of any kind.
 CorrectnessResult check_pinned(Context& ctx) {
     Piped& p = pipeline();
-    if (auto refused = refuse_unpinned(p)) return *refused;
+    if (auto refused = refuse_ungradable(p)) return *refused;
     CorrectnessResult r;
-    if (r.skipped = observation_skip(); !r.skipped.empty()) return r;
     const Case c = make_case(1024, 1, ctx.seed_for("lab01 pinned"));
     (void)run_observed(p, c, 2, nullptr, "pinned.reused");
     const auto [in, out] = as_graded([&] { return std::pair{p.p->input(), p.p->output()}; });
@@ -701,8 +708,7 @@ CorrectnessResult check_clocks(Context& ctx) {
     if (big.k.submit_ms > 0.5 * big.k.device_ms)
         return fail_because(r, "at 64 MiB, submitting took more than half the device time",
                     "the submit clock stops when the last enqueuing call returns, before any wait");
-    r.passed = true;
-    return r;
+    return pass(std::move(r));
 }
 
 // (d) The watchdog on the program that hangs and on the fixed program, in an order, under names and with deadlines
@@ -978,8 +984,8 @@ models::StreamStages stages_alone(PerfResult& r) {
 // stage running on one engine one chunk after another, its slowest stage timed alone, once per chunk.
 void declare_floor(PerfResult& r, const models::StreamStages& s) {
     r.floor.host_bytes = double(kTimedElements * sizeof(std::uint16_t));
-    r.floor.min_ms = double(kTimedChunks) * std::max({s.h2d_us, s.kernel_us, s.d2h_us}) / 1e3;
-    r.floor.min_what = strprintf("%zu chunks × the slowest stage of one chunk timed alone", kTimedChunks);
+    r.floor.time_at_least(double(kTimedChunks) * std::max({s.h2d_us, s.kernel_us, s.d2h_us}) / 1e3,
+                          strprintf("%zu chunks × the slowest stage of one chunk timed alone", kTimedChunks));
 }
 
 // The serial path against the pipeline, both synchronous host programs, on the host clock (time_host_ab, observed:
@@ -1071,8 +1077,8 @@ PerfResult perf_pinned(Context& ctx) {
     r.ratio = ab.ratio;
     r.time_ms = ab.b.median_ms;
     r.floor.host_bytes = double(bytes);  // the copy from input() cannot beat the host link
-    r.floor.max_ratio = 1.15;
-    r.floor.max_what = "a copy from input() cannot beat the same copy from the grader's pinned memory by more than noise";
+    r.floor.ratio_at_most(
+        1.15, "a copy from input() cannot beat the same copy from the grader's pinned memory by more than noise");
     r.message = strprintf("64 MiB to the device: %.1f GB/s from input(), %.1f GB/s from the grader's pinned memory, "
                           "%.1f GB/s from pageable memory (%.1fx slower than input())",
                           input_gbps, pinned_gbps, pageable_gbps, input_gbps / pageable_gbps);
@@ -1088,8 +1094,8 @@ PerfResult perf_model(Context& ctx) {
         const double model_ms = models::stream_pipeline_time_us(kTimedChunks, s, 2) / 1e3;
         r.ratio = p.pipe_ms > 0 ? model_ms / p.pipe_ms : 0.0;
         // The solution reaches 0.97-0.98 of the model at 16 chunks on an H200 (at most 1.07 at 64 chunks, in the bench).
-        r.floor.max_ratio = 1.25;
-        r.floor.max_what = "a pipeline cannot beat the model of its own stages by more than their timing's noise";
+        r.floor.ratio_at_most(1.25,
+                              "a pipeline cannot beat the model of its own stages by more than their timing's noise");
         r.message = strprintf("pipeline %.3f ms end to end; the model from the measured stages (%.1f µs in, %.1f µs "
                               "kernel, %.1f µs out per chunk, 2 slots): %.3f ms (serial path: %.3f ms; every run on fresh "
                               "data, verified)",

@@ -23,17 +23,10 @@ __global__ void tiled_unbounded(const float* a, const float* b, float* c, int n)
 
 // The model's SM limits in the lab's struct (also what the checks hand your prediction for each device file).
 DeviceLimits device_limits_of(const gpulab::models::SmLimits& sm) {
-    DeviceLimits d;
-    d.warp_size = sm.warp_size;
-    d.max_threads_per_sm = sm.max_threads_per_sm;
-    d.max_blocks_per_sm = sm.max_blocks_per_sm;
-    d.regs_per_sm = sm.regs_per_sm;
-    d.reg_alloc_unit = sm.reg_alloc_unit;
-    d.reg_file_partitions = sm.reg_file_partitions;
-    d.smem_per_sm_bytes = sm.smem_per_sm_bytes;
-    d.smem_reserved_per_block_bytes = sm.smem_reserved_per_block_bytes;
-    d.smem_alloc_unit_bytes = sm.smem_alloc_unit_bytes;
-    return d;
+    return {.warp_size = sm.warp_size, .max_threads_per_sm = sm.max_threads_per_sm, .max_blocks_per_sm = sm.max_blocks_per_sm,
+            .regs_per_sm = sm.regs_per_sm, .reg_alloc_unit = sm.reg_alloc_unit, .reg_file_partitions = sm.reg_file_partitions,
+            .smem_per_sm_bytes = sm.smem_per_sm_bytes, .smem_reserved_per_block_bytes = sm.smem_reserved_per_block_bytes,
+            .smem_alloc_unit_bytes = sm.smem_alloc_unit_bytes};
 }
 
 DeviceLimits this_device_limits() { return device_limits_of(gpulab::device_sm_limits()); }

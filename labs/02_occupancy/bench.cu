@@ -57,23 +57,43 @@ void streaming(benchmark::State& state) {
                                         {"copy_GB/s", copy_gbps()}});
 }
 
-void tiled(benchmark::State& state) {
-    const bool bounded = state.range(0) != 0;
-    const int n = 4096;
-    const std::size_t elems = std::size_t(n) * n;
-    static gpulab::DeviceBuffer<float> a(elems), b(elems), c(elems);
-    gpulab::fill_uniform_device(a.data(), elems, 2);
-    gpulab::fill_uniform_device(b.data(), elems, 3);
-    const double ms = gpulab::bench::time_manual(state, [&](cudaStream_t s) {
-        if (bounded) launch_tiled_bounded(a.data(), b.data(), c.data(), n, s);
-        else launch_tiled(a.data(), b.data(), c.data(), n, s);
-    });
-    if (ms < 0) return;
-    const TiledInfo info = bounded ? tiled_bounded_info() : tiled_info();
-    gpulab::bench::set_counters(state, {{"bounded", bounded}, {"regs", info.regs_per_thread},
+// The tiled GEMM's operands, n × n, made once for every run of both benchmarks.
+struct TiledOperands {
+    int n;
+    gpulab::DeviceBuffer<float> a, b, c;
+};
+TiledOperands& tiled_operands() {
+    static TiledOperands o = [] {
+        constexpr int n = 4096;
+        constexpr std::size_t elems = std::size_t(n) * n;
+        TiledOperands t{n, gpulab::DeviceBuffer<float>(elems), gpulab::DeviceBuffer<float>(elems),
+                        gpulab::DeviceBuffer<float>(elems)};
+        gpulab::fill_uniform_device(t.a.data(), elems, 2);
+        gpulab::fill_uniform_device(t.b.data(), elems, 3);
+        return t;
+    }();
+    return o;
+}
+
+// A tiled run's counters: what was varied (`setting`), what the runtime says of the kernel, and its rate.
+void set_tiled_counters(benchmark::State& state, std::pair<const char*, double> setting, const TiledInfo& info, int n,
+                        double ms) {
+    gpulab::bench::set_counters(state, {{setting.first, setting.second}, {"regs", info.regs_per_thread},
                                         {"spill_bytes", double(info.local_bytes)},
                                         {"blocks_per_sm", info.blocks_per_sm},
                                         {"TFLOP/s", 2.0 * double(n) * n * n / (ms * 1e-3) / 1e12}});
+}
+
+void tiled(benchmark::State& state) {
+    const bool bounded = state.range(0) != 0;
+    TiledOperands& o = tiled_operands();
+    const int n = o.n;
+    const double ms = gpulab::bench::time_manual(state, [&](cudaStream_t s) {
+        if (bounded) launch_tiled_bounded(o.a.data(), o.b.data(), o.c.data(), n, s);
+        else launch_tiled(o.a.data(), o.b.data(), o.c.data(), n, s);
+    });
+    if (ms < 0) return;
+    set_tiled_counters(state, {"bounded", bounded}, bounded ? tiled_bounded_info() : tiled_info(), n, ms);
 }
 
 template <int MinBlocks>
@@ -86,20 +106,14 @@ void tiled_sweep(benchmark::State& state) {
     const int min_blocks = static_cast<int>(state.range(0));
     constexpr TiledKernel kernels[] = {tiled_at<1>, tiled_at<2>, tiled_at<3>, tiled_at<4>, tiled_at<5>, tiled_at<6>};
     const TiledKernel kernel = kernels[min_blocks - 1];
-    const int n = 4096;
-    const std::size_t elems = std::size_t(n) * n;
-    static gpulab::DeviceBuffer<float> a(elems), b(elems), c(elems);
-    gpulab::fill_uniform_device(a.data(), elems, 2);
-    gpulab::fill_uniform_device(b.data(), elems, 3);
+    TiledOperands& o = tiled_operands();
+    const int n = o.n;
     const TiledInfo info = tiled_info_of(kernel);  // also sets the carveout the runs below use
     const double ms = gpulab::bench::time_manual(state, [&](cudaStream_t s) {
-        launch_tiled_kernel(kernel, "tiled_sweep", a.data(), b.data(), c.data(), n, s);
+        launch_tiled_kernel(kernel, "tiled_sweep", o.a.data(), o.b.data(), o.c.data(), n, s);
     });
     if (ms < 0) return;
-    gpulab::bench::set_counters(state, {{"min_blocks", min_blocks}, {"regs", info.regs_per_thread},
-                                        {"spill_bytes", double(info.local_bytes)},
-                                        {"blocks_per_sm", info.blocks_per_sm},
-                                        {"TFLOP/s", 2.0 * double(n) * n * n / (ms * 1e-3) / 1e12}});
+    set_tiled_counters(state, {"min_blocks", min_blocks}, info, n, ms);
 }
 
 // The latencies: the library's chase (cached in L2 only) and yours, on chains of 1 GiB and 4 MiB.

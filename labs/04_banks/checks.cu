@@ -224,10 +224,7 @@ struct ConflictProfile {
 const ConflictProfile& conflict_profile() {
     static const ConflictProfile profile = [] {
         ConflictProfile p;
-        if (const std::string why = observation_skip(); !why.empty()) {
-            p.skipped = "the graded run of the profiled work cannot be observed: " + why;
-            return p;
-        }
+        if (skip_unobserved(p, "the graded run of the profiled work cannot be observed")) return p;
         // The profile target's runs as graded code, observed, one variant at a time: what each one launches.
         std::vector<std::pair<std::string, Observation>> graded;
         {

@@ -162,8 +162,8 @@ CorrectnessResult judge(const Case& c, const std::vector<Raw>& out, const std::v
         if (r.hint.empty() || bits.unwritten_count == 0) r.hint = bits.hint().empty() ? kBitsHint : bits.hint();
     } else {
         const CompareReport ref = against_reference(c, out, quantize);
-        r = to_result(ref, std::string("against the CPU reference, ") + step);
-        if (r.passed) r.message = "bit-identical to the baseline chain; " + ref.describe() + " of the CPU reference (" + step + ")";
+        r = to_result(ref, std::string("against the expected values (FP64, CPU), ") + step);
+        if (r.passed) r.message = "bit-identical to the baseline chain; " + ref.describe() + " of the expected values (FP64, CPU; " + step + ")";
     }
     return require_unchanged(std::move(r), {input("G", c.g, c.hg), input("U", c.u, c.hu)});
 }
@@ -370,10 +370,7 @@ CorrectnessResult check_memory(Context& ctx, const Shape& m1024, bool all_fused)
         return fail(std::move(r), "the host path returned no Q",
                     "allocate Q through the ledger, run the chain, release what is used up, return Q");
     }
-    if (const std::string why = observation_skip(); !why.empty()) {
-        r.skipped = "the path's memory cannot be observed: " + why;
-        return r;
-    }
+    if (skip_unobserved(r, "the path's memory cannot be observed")) return r;
     const Observation::Held held = mine.seen.graded_memory();
     const double peak = double(mine.held_before) + double(held.peak);
     std::size_t live_count = 0;
@@ -476,9 +473,10 @@ void register_checks(Lab& lab) {
         TimedSets sets(m8192, ctx.seed_for("lab05 timed m8192"));
         PerfResult r = fraction_of_copy_bandwidth(ctx, copy, sets.rotation(), "lab05 all fused M=8192");
         // The interleaved copy moves the same bytes: no kernel beats it by more than the copy headroom.
-        r.floor.max_ratio = kCopyHeadroom;
-        r.floor.max_what = "a kernel that reads and writes these bytes cannot beat cudaMemcpy moving as many by more "
-                           "than that";
+        r.floor.ratio_at_most(
+            kCopyHeadroom,
+            "a kernel that reads and writes these bytes cannot beat cudaMemcpy moving as many by more "
+            "than that");
         return r;
     });
 }

@@ -171,10 +171,7 @@ CorrectnessResult check_hazards(Context& ctx, const std::string& target, const s
                         "make the variant correct first (its correct.* check)");
         }
     }
-    if (const std::string why = observation_skip(); !why.empty()) {
-        r.skipped = "not checked: the graded run of the same work cannot be observed: " + why;
-        return r;
-    }
+    if (skip_unobserved(r, "not checked: the graded run of the same work cannot be observed")) return r;
     // The same small runs as graded code, observed: what ran under the sanitizer must be what runs when graded
     // (code that behaves only under a tool is graded by what it does when it is not under one).
     const Observation graded = observe_call([&] {
@@ -188,13 +185,7 @@ CorrectnessResult check_hazards(Context& ctx, const std::string& target, const s
             return r;
         }
         r.details[tool] = {{"errors", s.errors}, {"launches", s.launches.size()}};
-        const std::string face = s.launches_forged ? std::string("its output carried a launch log the runner did not write")
-                                                   : tool_face_mismatch(s.launches, graded);
-        if (!face.empty()) {
-            r.tampered = strprintf("under compute-sanitizer --tool %s the code did not run what it runs when graded: %s",
-                                   tool, face.c_str());
-            return r;
-        }
+        if (tampered_under(r, std::string("under compute-sanitizer --tool ") + tool, s, graded)) return r;
         if (!s.clean && found.empty()) {
             found = strprintf("compute-sanitizer --tool %s reports %d error%s on %s:\n%s", tool, s.errors,
                               s.errors == 1 ? "" : "s", what.c_str(), s.first_report.c_str());
@@ -360,11 +351,16 @@ std::string stage_words(const StageTimes& s, int iters) {
                      s.t_m_us, s.t_m1_us, s.t_c_us, kTimedTilesPerBlock, iters);
 }
 
+// A check's details with the stage times they were judged by.
+nlohmann::json with_stages(nlohmann::json details, const StageTimes& s, int iters) {
+    details.update({{"t_m_us", s.t_m_us}, {"t_m1_us", s.t_m1_us}, {"t_c_us", s.t_c_us}, {"iters", iters}});
+    return details;
+}
+
 // What no variant can beat: the given load-only and compute-only kernels on the same work, timed in this run (a
 // variant overlaps the two at best). Declared on every timed check of this lab.
 void declare_bound(PerfResult& r, const StageTimes& s) {
-    r.floor.min_ms = std::max(s.load_only_ms, s.compute_only_ms);
-    r.floor.min_what = "max(load-only, compute-only) on the same work";
+    r.floor.time_at_least(std::max(s.load_only_ms, s.compute_only_ms), "max(load-only, compute-only) on the same work");
 }
 
 // A check's result over timed variants: the graded variant's timing with the check's details, the bound declared,
@@ -396,8 +392,8 @@ PerfResult perf_two_vs_one(Context& ctx) {
     const double serial_ms = slots_model_ms(s, 1);
     const double base_ms = std::min(one.ms, serial_ms);
     PerfResult r = combine(two, s,
-                           {{"two_slots_ms", two.ms}, {"one_slot_ms", one.ms}, {"serial_model_ms", serial_ms},
-                            {"t_m_us", s.t_m_us}, {"t_m1_us", s.t_m1_us}, {"t_c_us", s.t_c_us}, {"iters", t.w.iters}},
+                           with_stages({{"two_slots_ms", two.ms}, {"one_slot_ms", one.ms}, {"serial_model_ms", serial_ms}},
+                                       s, t.w.iters),
                            {{"two slots", &two}, {"one slot", &one}});
     r.ratio = base_ms / two.ms;
     r.message = strprintf("two slots %.3f ms; one slot %.3f ms; T_serial = T · (t_m⁽¹⁾ + t_c) = %.3f ms from %s; the "
@@ -412,11 +408,9 @@ PerfResult perf_model(Context& ctx) {
     const VariantTime two = time_variant(ctx, t, "two slots", &launch_two_slots);
     if (!two.r.skipped.empty()) return two.r;
     const StageTimes s = stage_times(t, two.load_only_ms);
+    PerfResult r = combine(two, s, with_stages({{"two_slots_ms", two.ms}}, s, t.w.iters), {{"two slots", &two}});
     const double model_ms = slots_model_ms(s, 2);
-    PerfResult r = combine(two, s,
-                           {{"two_slots_ms", two.ms}, {"model_ms", model_ms}, {"t_m_us", s.t_m_us}, {"t_m1_us", s.t_m1_us},
-                            {"t_c_us", s.t_c_us}, {"iters", t.w.iters}},
-                           {{"two slots", &two}});
+    r.details["model_ms"] = model_ms;
     r.ratio = model_ms / two.ms;
     r.message = strprintf("two slots %.3f ms; the model %.3f ms: T_pipe = t + (T − 1) · max(t, t_c) + t_c with t = "
                           "max(t_m, t_m⁽¹⁾ / 1), one copy in flight, from %s",

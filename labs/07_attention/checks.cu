@@ -110,12 +110,9 @@ CorrectnessResult check_softmax(Context& ctx) {
         r = named_result(compare_f32(y, c.ref, kSoftmaxTol, {std::size_t(c.rows), std::size_t(c.cols)}), "softmax, " + key);
         r = require_unchanged(std::move(r), {input("x", c.x, c.hx)});
         r = require_own_kernels(std::move(r), ctx, "softmax, " + key, seen);
-        if (!r.passed) {
-            if (r.hint.empty())
-                r.hint = "a new maximum must rescale the sum so far (ℓ · e^(m − m')), and a part that saw only −∞ "
-                         "merges as nothing";
-            return r;
-        }
+        if (!r.passed)
+            return with_hint(std::move(r), "a new maximum must rescale the sum so far (ℓ · e^(m − m')), and a part that "
+                                           "saw only −∞ merges as nothing");
     }
     if (r.passed) r.message = "4 shapes (1, 7, 1000 and 2^20 + 3 values per row; −∞ and ±10^30 planted) within 2^-12 of FP64";
     return r;
@@ -171,6 +168,12 @@ std::unique_ptr<AttentionCase> make_attention_case(const AttentionArgs& shape, s
     return c;
 }
 
+// The case of `shape` among the cases of one `kind` ("attention", "medium"), made once per run from the seed.
+const AttentionCase& case_of(Context& ctx, const std::string& kind, const AttentionArgs& shape, bool naive_reference) {
+    const std::string key = kind + " " + shape_words(shape);
+    return cached_case<AttentionCase>(key, [&] { return make_attention_case(shape, ctx.seed_for("lab07 " + key), naive_reference); });
+}
+
 // The student's O and LSE for a case, on poisoned outputs.
 struct AttentionOut {
     std::vector<std::uint16_t> o;
@@ -206,9 +209,7 @@ CorrectnessResult check_attention_small(Context& ctx) {
             for (const int L : {1, 7, 97, 257}) {
                 const AttentionArgs shape{.batch = 1, .heads = 3, .seq_len = L, .head_dim = d, .causal = causal};
                 const std::string key = shape_words(shape);
-                const AttentionCase& c = cached_case<AttentionCase>("attention " + key, [&] {
-                    return make_attention_case(shape, ctx.seed_for("lab07 attention " + key), false);
-                });
+                const AttentionCase& c = case_of(ctx, "attention", shape, false);
                 Observation seen;
                 const AttentionOut out = run_attention(c, seen);
                 r = named_result(compare_bf16(out.o, c.ref.o, kAttentionTol, {std::size_t(3 * L), std::size_t(d)}), "O, " + key);
@@ -228,12 +229,10 @@ CorrectnessResult check_attention_small(Context& ctx) {
                     }
                 }
                 r = require_unchanged(std::move(r), {input("Q", c.q, c.hq), input("K", c.k, c.hk), input("V", c.v, c.hv)});
-                if (!r.passed) {
-                    if (r.hint.empty())
-                        r.hint = "compare the first wrong row with its L: a last K/V tile that is not full, a causal "
-                                 "mask on the diagonal tile, or a row with nothing yet (m = −∞)";
-                    return r;
-                }
+                if (!r.passed)
+                    return with_hint(std::move(r), "compare the first wrong row with its L: a last K/V tile that is not "
+                                                   "full, a causal mask on the diagonal tile, or a row with nothing yet "
+                                                   "(m = −∞)");
                 ++compared;
             }
     if (r.passed)
@@ -251,9 +250,7 @@ CorrectnessResult check_attention_medium(Context& ctx) {
     for (const auto& m : shapes) {
         const AttentionArgs shape{.batch = m.batch, .heads = m.heads, .seq_len = m.seq_len, .head_dim = m.head_dim, .causal = m.causal};
         const std::string key = shape_words(shape);
-        const AttentionCase& c = cached_case<AttentionCase>("medium " + key, [&] {
-            return make_attention_case(shape, ctx.seed_for("lab07 medium " + key), true);
-        });
+        const AttentionCase& c = case_of(ctx, "medium", shape, true);
         Observation seen;
         const AttentionOut out = run_attention(c, seen);
         r = named_result(compare_bf16(out.o, c.ref.o, kNaiveTol,

@@ -193,22 +193,26 @@ void launch_projection(const __nv_bfloat16* in, const __nv_bfloat16* w, __nv_bfl
     LABS_CHECK_LAUNCH();
 }
 
-void launch_silu(const __nv_bfloat16* g, __nv_bfloat16* a, std::size_t n, cudaStream_t s) {
+namespace {
+// An elementwise kernel over n values, counted as one host launch.
+template <class... Params, class... Args>
+void launch_elementwise(void (*kernel)(Params...), std::size_t n, cudaStream_t s, Args... args) {
     ++g_host_launches;
-    silu_kernel<<<elementwise_blocks(n), kThreads, 0, s>>>(g, a, n);
+    kernel<<<elementwise_blocks(n), kThreads, 0, s>>>(args...);
     LABS_CHECK_LAUNCH();
+}
+}  // namespace
+
+void launch_silu(const __nv_bfloat16* g, __nv_bfloat16* a, std::size_t n, cudaStream_t s) {
+    launch_elementwise(silu_kernel, n, s, g, a, n);
 }
 
 void launch_mul(const __nv_bfloat16* a, const __nv_bfloat16* u, __nv_bfloat16* p, std::size_t n, cudaStream_t s) {
-    ++g_host_launches;
-    mul_kernel<<<elementwise_blocks(n), kThreads, 0, s>>>(a, u, p, n);
-    LABS_CHECK_LAUNCH();
+    launch_elementwise(mul_kernel, n, s, a, u, p, n);
 }
 
 void launch_silu_mul(const __nv_bfloat16* g, const __nv_bfloat16* u, __nv_bfloat16* p, std::size_t n, cudaStream_t s) {
-    ++g_host_launches;
-    silu_mul_kernel<<<elementwise_blocks(n), kThreads, 0, s>>>(g, u, p, n);
-    LABS_CHECK_LAUNCH();
+    launch_elementwise(silu_mul_kernel, n, s, g, u, p, n);
 }
 
 void replay(cudaGraphExec_t exec, cudaStream_t s) {

@@ -19,6 +19,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -58,18 +59,14 @@ struct Stack {
 // Your graph of the stack (fused or not), its input filled; null, with the benchmark skipped, when it is not
 // written yet or its constructor failed.
 std::unique_ptr<GraphStep> make_graph(benchmark::State& state, Stack& st, bool fused) {
-    try {
-        auto step = std::make_unique<GraphStep>(st.model, st.buffers, fused);
-        if (step->input() == nullptr || step->graph() == nullptr) {
-            state.SkipWithError("GraphStep is not written yet: input() or graph() is null");
-            return nullptr;
-        }
+    std::unique_ptr<GraphStep> step;
+    const bool made = gpulab::bench::or_skip(state, [&] {
+        step = std::make_unique<GraphStep>(st.model, st.buffers, fused);
+        if (step->input() == nullptr || step->graph() == nullptr)
+            throw std::runtime_error("GraphStep is not written yet: input() or graph() is null");
         CUDA_CHECK(cudaMemcpy(step->input(), st.in.data(), st.in.bytes(), cudaMemcpyDeviceToDevice));
-        return step;
-    } catch (const std::exception& e) {
-        state.SkipWithError(e.what());
-        return nullptr;
-    }
+    });
+    return made ? std::move(step) : nullptr;
 }
 
 // The sweep's two buffers, 256 MiB each: the input as its producer left it, and where a copy puts it for the
@@ -85,28 +82,15 @@ gpulab::DeviceBuffer<unsigned char>& captured() {
 
 // One untimed step, drained; false, with the benchmark skipped, when it throws.
 bool warm_up(benchmark::State& state, const std::function<void()>& step, cudaStream_t s) {
-    try {
+    return gpulab::bench::or_skip(state, [&] {
         step();
         CUDA_CHECK(cudaStreamSynchronize(s));
-        return true;
-    } catch (const std::exception& e) {
-        state.SkipWithError(e.what());
-        return false;
-    }
+    });
 }
 
 // µs per step of `n` steps enqueued back to back, timed from a drained stream until it is drained again.
 double run_us(const std::function<void()>& step, cudaStream_t s, int n) {
-    CUDA_CHECK(cudaStreamSynchronize(s));
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < n; ++i) step();
-    CUDA_CHECK(cudaStreamSynchronize(s));
-    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
-}
-
-double median(std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
+    return gpulab::host_us_per_call([&](int) { step(); }, s, n);
 }
 
 // Every iteration one run of `n` steps; its µs per step is the iteration's manual time. Counter e2e_us: the
@@ -118,7 +102,7 @@ void time_runs(benchmark::State& state, const std::function<void()>& step, cudaS
         state.SetIterationTime(us.back() * 1e-6);
     }
     if (us.empty()) return;
-    state.counters["e2e_us"] = median(us);
+    state.counters["e2e_us"] = gpulab::median_of(us);
     state.counters["steps"] = n;
 }
 
@@ -145,7 +129,7 @@ void steps(benchmark::State& state) {
     const double launches = double(host_launches() - launches0) / kSubmitReps;
     CUDA_CHECK(cudaStreamSynchronize(st.stream));
     time_runs(state, step, st.stream, kStepRun);
-    gpulab::bench::set_counters(state, {{"path", path}, {"M", m}, {"submit_us", median(submit)},
+    gpulab::bench::set_counters(state, {{"path", path}, {"M", m}, {"submit_us", gpulab::median_of(submit)},
                                         {"host_launches", launches}});
 }
 
@@ -191,7 +175,7 @@ void breakeven_model(benchmark::State& state) {
         e.push_back(run_us(eager, st.stream, kSweepRun));
         d.push_back(run_us(direct, st.stream, kSweepRun));
     }
-    const double eager_us = median(e), direct_us = median(d), saving_us = eager_us - direct_us;
+    const double eager_us = gpulab::median_of(e), direct_us = gpulab::median_of(d), saving_us = eager_us - direct_us;
     // The copy rate at the largest size: the manual time.
     const std::size_t bytes = produced().bytes();
     const double ms = gpulab::bench::time_manual(state, [&](cudaStream_t s) {

@@ -294,8 +294,7 @@ double submit_us(const std::function<void()>& f, cudaStream_t s, int reps) {
         t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
     }
     CUDA_CHECK(cudaStreamSynchronize(s));
-    std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-    return t[t.size() / 2];
+    return median_of(t);
 }
 
 // Steps of a timed loop kept for checking afterwards: kVerifiedCalls of them, chosen by a reservoir drawn after
@@ -357,8 +356,7 @@ double replay_submit_us(Setup& s, GraphStep& step, int reps, std::string& wrong)
         kept.after(i, base + std::uint64_t(i), step.output(), s.stream);
     }
     wrong = kept.check(s);
-    std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-    return t[t.size() / 2];
+    return median_of(t);
 }
 
 // Median host microseconds per step of `step` run back to back, drained at the end (end to end), in 5 trials of
@@ -368,34 +366,24 @@ double replay_submit_us(Setup& s, GraphStep& step, int reps, std::string& wrong)
 double e2e_us(Setup& s, bf16* input, const bf16* output, const std::function<void()>& step, int steps, KeptSteps& kept) {
     const std::uint64_t base = secret_draw() | 1;
     std::vector<double> t;
-    for (int trial = 0, call = 0; trial < 5; ++trial) {
-        CUDA_CHECK(cudaStreamSynchronize(s.stream));
-        const auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < steps; ++i, ++call) {
-            fill_uniform_bf16_device(input, s.elements(), base + std::uint64_t(call), -1.0f, 1.0f, s.stream);
-            step();
-            kept.after(call, base + std::uint64_t(call), output, s.stream);
-        }
-        CUDA_CHECK(cudaStreamSynchronize(s.stream));
-        t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / steps);
-    }
-    std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-    return t[t.size() / 2];
+    for (int trial = 0; trial < 5; ++trial)
+        t.push_back(host_us_per_call(
+            [&](int i) {
+                const int call = trial * steps + i;
+                fill_uniform_bf16_device(input, s.elements(), base + std::uint64_t(call), -1.0f, 1.0f, s.stream);
+                step();
+                kept.after(call, base + std::uint64_t(call), output, s.stream);
+            },
+            s.stream, steps));
+    return median_of(t);
 }
 
 // Median host microseconds per step of `f` run back to back on one input, drained at the end (the break-even
 // sweep, whose steps are checked afterwards on new inputs by verify_direct).
 double e2e_us(const std::function<void()>& f, cudaStream_t s, int steps) {
     std::vector<double> t;
-    for (int trial = 0; trial < 5; ++trial) {
-        CUDA_CHECK(cudaStreamSynchronize(s));
-        const auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < steps; ++i) f();
-        CUDA_CHECK(cudaStreamSynchronize(s));
-        t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / steps);
-    }
-    std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-    return t[t.size() / 2];
+    for (int trial = 0; trial < 5; ++trial) t.push_back(host_us_per_call([&](int) { f(); }, s, steps));
+    return median_of(t);
 }
 
 // The eager step's device time is timed held (TimingOptions::hold_us): its six launches are queued behind a spin
@@ -468,8 +456,7 @@ PerfResult perf_host_submit(Context& ctx) {
     r.ratio = eager / graph;
     r.message = strprintf("host time to submit one step at M = 1: eager %.2f µs (6 launches), graph %.2f µs (one replay)", eager, graph);
     r.time_ms = graph / 1e3;
-    r.floor.min_ms = empty / 1e3;
-    r.floor.min_what = "the submit of a one-node graph, measured the same way";
+    r.floor.time_at_least(empty / 1e3, "the submit of a one-node graph, measured the same way");
     r.details = {{"eager_us", eager}, {"graph_us", graph}, {"empty_graph_us", empty}};
     r.wrong_result = !wrong_in_timed.empty() ? wrong_in_timed : verify_direct(ctx, s, step, "submit");
     compare_eager(ctx, s, r);
@@ -572,8 +559,7 @@ PerfResult perf_breakeven(Context& ctx) {
                               measured_mib, model_mib, eager, direct, copy_gbps);
     }
     // The smaller over the larger: never above 1. The replayed step end to end reads the weights (as perf.e2e_m1).
-    r.floor.max_ratio = 1.0 + 1e-9;
-    r.floor.max_what = "measured and model, the smaller over the larger";
+    r.floor.ratio_at_most(1.0 + 1e-9, "measured and model, the smaller over the larger");
     r.time_ms = direct / 1e3;
     r.floor.bytes = step_weight_bytes(s.shape);
     r.wrong_result = verify_direct(ctx, s, step, "sweep");

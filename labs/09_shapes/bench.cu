@@ -206,9 +206,9 @@ struct Served {
     std::array<int, 3> used{};
 };
 
-// Mirrors the checks' Serving::serve (the grader's loop; the checks' code is not linked into the bench): the
-// trace served with one fixed strategy (0, 2) or the policy (-1) from an empty cache, timed on the host clock
-// from a drained device to a drained device.
+// The checks' Serving::serve as the bench runs it (the checks' code is not linked into the bench; both choose through
+// lab09::StrategyChooser): the trace served with one fixed strategy (0, 2) or the policy (-1) from an empty cache,
+// timed on the host clock from a drained device to a drained device.
 Served serve_trace(const std::vector<int>& trace, int fixed, const std::vector<std::array<StrategyCost, 3>>& costs) {
     Served r;
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -216,22 +216,11 @@ Served serve_trace(const std::vector<int>& trace, int fixed, const std::vector<s
     {
         gpulab::TempDir dir("lab09-bench-serve");
         ProgramCache cache(dir.path, 1024);
-        std::map<int, int> seen;
-        std::set<int> compiled;
+        lab09::StrategyChooser chooser(fixed);
         for (std::size_t i = 0; i < trace.size(); ++i) {
-            const int m = trace[i];
-            int k = fixed;
-            if (fixed < 0) {
-                const double expected = lab09::expected_calls(++seen[m], i, trace.size());
-                std::array<StrategyCost, 3> c = costs_for(costs, m);
-                if (compiled.count(m)) c[2].prep_ms = 0;
-                k = choose_strategy(c, expected);
-                if (k < 0 || k > 2)
-                    throw std::runtime_error("choose_strategy returned " + std::to_string(k) + ", not 0, 1 or 2");
-            }
-            if (k == 2) compiled.insert(m);
+            const int k = chooser.next(trace, i, costs);
             ++r.used[std::size_t(k)];
-            launch(k, operands().call(m), cache, nullptr);
+            launch(k, operands().call(trace[i]), cache, nullptr);
         }
         CUDA_CHECK(cudaDeviceSynchronize());
     }
@@ -253,12 +242,7 @@ double run_calls_ms(int m, int calls, bool specialized) {
 
 void costs(benchmark::State& state) {
     const int strategy = static_cast<int>(state.range(0)), m = static_cast<int>(state.range(1));
-    try {
-        measure(strategy, m, &state);
-    } catch (const std::exception& e) {
-        state.SkipWithError(e.what());
-        return;
-    }
+    if (!gpulab::bench::or_skip(state, [&] { measure(strategy, m, &state); })) return;
     const Point& p = measured()[m];
     if (!p.call_ms[std::size_t(strategy)]) return;
     gpulab::bench::set_counters(state, {{"strategy", strategy}, {"M", m}, {"N", kN}, {"K", kK},
@@ -269,13 +253,11 @@ void costs(benchmark::State& state) {
 
 void crossover(benchmark::State& state) {
     double p_ms = 0, t_generic = 0, t_specialized = 0;
-    try {
+    const bool measured_point = gpulab::bench::or_skip(state, [&] {
         const Point& p = point(kCrossoverM);
         p_ms = *p.prep_ms, t_generic = *p.call_ms[0], t_specialized = *p.call_ms[2];
-    } catch (const std::exception& e) {
-        state.SkipWithError(e.what());
-        return;
-    }
+    });
+    if (!measured_point) return;
     gpulab::bench::set_counters(state, {{"M", kCrossoverM}, {"p_specialized_ms", p_ms}, {"t_generic_ms", t_generic},
                                         {"t_specialized_ms", t_specialized}});
     // Specialising never pays when its call is not the faster: then no crossover_calls, and no runs.
@@ -283,16 +265,14 @@ void crossover(benchmark::State& state) {
     const int before = std::max(1, int(calls / 3)), after = int(std::ceil(calls * 3));
     if (calls > 0) state.counters["crossover_calls"] = calls;
     if (calls > 0 && after <= kMaxCrossoverRun) {
-        try {
+        const bool ran = gpulab::bench::or_skip(state, [&] {
             gpulab::bench::set_counters(state, {{"calls_before", before}, {"calls_after", after},
                                                 {"generic_before_ms", run_calls_ms(kCrossoverM, before, false)},
                                                 {"specialized_before_ms", run_calls_ms(kCrossoverM, before, true)},
                                                 {"generic_after_ms", run_calls_ms(kCrossoverM, after, false)},
                                                 {"specialized_after_ms", run_calls_ms(kCrossoverM, after, true)}});
-        } catch (const std::exception& e) {
-            state.SkipWithError(e.what());
-            return;
-        }
+        });
+        if (!ran) return;
     }
     for (auto _ : state) state.SetIterationTime(p_ms * 1e-3);
 }
@@ -301,17 +281,15 @@ void serve(benchmark::State& state, const char* name) {
     const int fixed = static_cast<int>(state.range(0));
     Served r;
     std::vector<std::array<StrategyCost, 3>> costs;
-    try {
+    const bool served = gpulab::bench::or_skip(state, [&] {
         const std::vector<int>& calls = trace(name);
         costs = grid_costs();
         for (auto _ : state) {
             r = serve_trace(calls, fixed, costs);
             state.SetIterationTime(r.ms * 1e-3);
         }
-    } catch (const std::exception& e) {
-        state.SkipWithError(e.what());
-        return;
-    }
+    });
+    if (!served) return;
     const std::vector<int>& calls = trace(name);
     const double hindsight = lab09::hindsight_ms(calls, costs);
     gpulab::bench::set_counters(state, {{"strategy", fixed}, {"calls", double(calls.size())},

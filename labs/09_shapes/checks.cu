@@ -385,10 +385,7 @@ CorrectnessResult check_bucket_bounds(Context& ctx) {
         r.message = "not run under memcheck: " + why;
         return r;
     }
-    if (const std::string skip = observation_skip(); !skip.empty()) {
-        r.skipped = "not checked: the graded run of the same call cannot be observed: " + skip;
-        return r;
-    }
+    if (skip_unobserved(r, "not checked: the graded run of the same call cannot be observed")) return r;
     const Observation graded = observe_call([] { bucket_bounds_target(); });
     {  // the guarded run's memory, made here first: where it cannot be made, the guarded run's failure says nothing
         const GuardedBuffer probe(std::size_t(37) * kN * sizeof(bf16));
@@ -403,12 +400,7 @@ CorrectnessResult check_bucket_bounds(Context& ctx) {
         return r;
     }
     r.details["memcheck"] = {{"errors", s.errors}, {"launches", s.launches.size()}};
-    const std::string face = s.launches_forged ? std::string("its output carried a launch log the runner did not write")
-                                               : tool_face_mismatch(s.launches, graded);
-    if (!face.empty()) {
-        r.tampered = "under compute-sanitizer --tool memcheck the code did not run what it runs when graded: " + face;
-        return r;
-    }
+    if (tampered_under(r, "under compute-sanitizer --tool memcheck", s, graded)) return r;
     const TargetRun& guarded = s.beside.front();
     r.details["guarded"] = {{"status", guarded.status}, {"launches", guarded.launches.size()}};
     if (guarded.status != 0) {
@@ -417,13 +409,7 @@ CorrectnessResult check_bucket_bounds(Context& ctx) {
                                             guarded.output.empty() ? "" : ": ", failure_line(guarded.output).c_str()),
                     "the padding rows are computed as zeros: never load them from X nor store them to Y");
     }
-    const std::string guarded_face = guarded.launches_forged      ? std::string("its output carried a launch log the runner did not write")
-                                     : !guarded.launches_recorded ? std::string("it ended without the runner's record of its launches")
-                                                                  : tool_face_mismatch(guarded.launches, graded);
-    if (!guarded_face.empty()) {
-        r.tampered = "with X and Y ending at an unmapped page the code did not run what it runs when graded: " + guarded_face;
-        return r;
-    }
+    if (tampered_under(r, "with X and Y ending at an unmapped page", guarded, graded)) return r;
     if (!s.clean) {
         return fail(std::move(r), strprintf("compute-sanitizer memcheck: %d error%s with X and Y allocated for exactly M = 37 rows in a "
                                             "bucket of 64 (an access past M):\n%s",
@@ -765,11 +751,6 @@ struct Serving {
         for (auto& c : costs) c[2].prep_ms = preps[preps.size() / 2];
     }
 
-    // The costs of one call of M: the bucket's own time for bucketed, the grid's neighbours of M interpolated for
-    // the others (taking the next grid point up instead prices a bucket of 4096, which costs what generic does — and
-    // served a 1150-row call from a bucket of 2048, slower than generic, in an early H200 run).
-    [[nodiscard]] std::array<StrategyCost, 3> costs_for(int m) const { return lab09::costs_for(costs, m); }
-
     // The trace served with one fixed strategy (0 generic, 2 specialised) or the policy (-1), from the cache in
     // @p dir (none given: a new, empty one); `after` sees each call once it is enqueued. Returns the calls per
     // strategy.
@@ -781,20 +762,11 @@ struct Serving {
         std::optional<TempDir> fresh;
         if (dir.empty()) fresh.emplace("lab09-serve");
         ProgramCache cache(dir.empty() ? fresh->path : dir, 1024);
-        std::map<int, int> seen;
-        std::set<int> compiled;
+        lab09::StrategyChooser chooser(fixed);
         std::array<int, 3> used{};
         for (std::size_t i = 0; i < trace.size(); ++i) {
             const int m = trace[i];
-            int k = fixed;
-            if (fixed < 0) {
-                const double expected = lab09::expected_calls(++seen[m], i, trace.size());
-                std::array<StrategyCost, 3> c = costs_for(m);
-                if (compiled.count(m)) c[2].prep_ms = 0;
-                k = choose_strategy(c, expected);
-                if (k < 0 || k > 2) throw std::runtime_error("choose_strategy returned " + std::to_string(k) + ", not 0, 1 or 2");
-            }
-            if (k == 2) compiled.insert(m);
+            const int k = chooser.next(trace, i, costs);
             ++used[std::size_t(k)];
             if (fresh_seed != 0) refill_x(m, fresh_seed + i);
             const Gemm g = call(m, y.data());
@@ -923,8 +895,7 @@ PerfResult perf_policy(Context& ctx, bool over_generic) {
     r.time_ms = sr.policy_ms;
     // Floor: no policy beats the best plan made with every M's count known ahead, from this run's measured costs (a
     // policy far below it served calls it did not pay for: programs kept from an earlier run of the trace, say).
-    r.floor.min_ms = sr.hindsight_ms;
-    r.floor.min_what = "the best plan in hindsight from this run's measured P and T";
+    r.floor.time_at_least(sr.hindsight_ms, "the best plan in hindsight from this run's measured P and T");
     r.message = strprintf("%d calls of the mixed trace (%d distinct M), preparation included: your policy %.1f ms (%d generic, "
                           "%d bucketed, %d specialised calls), always %s %.1f ms; P = %.1f ms to specialise an M; with every M's count known ahead, these "
                           "costs allow %.1f ms",

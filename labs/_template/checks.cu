@@ -95,17 +95,11 @@ CorrectnessResult check_timed_size(Context& ctx) {
 void register_checks(Lab& lab) {
     // One element; a partial last block; a float4 tail of 3; an odd size drawn per run; the timed size.
     const auto drawn = static_cast<std::size_t>(draw(lab.seed_for("labNN drawn n"), 3, (1 << 22) + 1, 1) | 1);
-    const struct {
-        const char* id;
-        std::string title;
-        std::size_t n;
-        double points;
-    } sizes[] = {{"correct.n1", "y = a · x, n = 1", 1, 5},
-                 {"correct.n1000", "y = a · x, n = 1000", 1000, 5},
-                 {"correct.n1048579", "y = a · x, n = 2^20 + 3", (std::size_t(1) << 20) + 3, 5},
-                 {"correct.drawn", "y = a · x, n = " + std::to_string(drawn) + " (drawn)", drawn, 5}};
-    for (const auto& s : sizes)
-        lab.correctness(s.id, s.title, s.points, [n = s.n](Context& ctx) { return check_on_host(ctx, n); });
+    for (const std::size_t n : {std::size_t(1), std::size_t(1000), (std::size_t(1) << 20) + 3})
+        lab.correctness("correct.n" + std::to_string(n), "y = a · x, n = " + std::to_string(n), 5,
+                        [n](Context& ctx) { return check_on_host(ctx, n); });
+    lab.correctness("correct.drawn", "y = a · x, n = " + std::to_string(drawn) + " (drawn)", 5,
+                    [drawn](Context& ctx) { return check_on_host(ctx, drawn); });
     lab.correctness("correct.timed", "y = a · x, n = 2^26 (timed size)", 5, check_timed_size);
 
     // Bars from the solution on an H200: set them so that the solution clears full marks with room and an honest
@@ -118,8 +112,7 @@ void register_checks(Lab& lab) {
         PerfResult r = fraction_of_copy_bandwidth(ctx, copy, sets.rotation(), "labNN scale");
         // The floors: the bytes at the copy rate (set by the helper), and the ratio: y = a · x moves the bytes of
         // the copy it is timed against, in the same loop, so it cannot beat it by more than the noise.
-        r.floor.max_ratio = 1.10;
-        r.floor.max_what = "y = a · x moves the same bytes as the copy it is timed against, in the same loop";
+        r.floor.ratio_at_most(1.10, "y = a · x moves the same bytes as the copy it is timed against, in the same loop");
         return r;
     });
 }

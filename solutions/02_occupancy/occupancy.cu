@@ -48,8 +48,10 @@ __global__ void chase_kernel(const std::uint32_t* words, std::uint32_t start, st
     *end = i;
 }
 
+namespace {
+// The copy of this thread's elements, grid-stride, LOADS loads in flight at a time.
 template <int LOADS>
-__global__ void streaming_kernel(const uint4* __restrict__ in, uint4* __restrict__ out, std::size_t count) {
+__device__ __forceinline__ void copy_rounds(const uint4* __restrict__ in, uint4* __restrict__ out, std::size_t count) {
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
     // Whole rounds: LOADS loads, all issued before the first store needs any of them.
@@ -62,6 +64,12 @@ __global__ void streaming_kernel(const uint4* __restrict__ in, uint4* __restrict
     }
     // The tail: fewer than LOADS elements left for this thread.
     for (; i < count; i += stride) out[i] = in[i];
+}
+}  // namespace
+
+template <int LOADS>
+__global__ void streaming_kernel(const uint4* __restrict__ in, uint4* __restrict__ out, std::size_t count) {
+    copy_rounds<LOADS>(in, out, count);
 }
 
 __global__ void __launch_bounds__(kTiledThreads, 6) tiled_bounded(const float* a, const float* b, float* c, int n) {

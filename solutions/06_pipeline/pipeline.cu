@@ -18,6 +18,7 @@
 #include <cuda_pipeline.h>
 
 #include "labs/cuda_check.hpp"
+#include "labs/launch.hpp"
 #include "pipeline.hpp"
 #include "bulk.cuh"
 #include "pipeline_math.cuh"
@@ -82,17 +83,23 @@ __global__ void stages_kernel(Work w) {
     write_block_sum(acc, w.out);
 }
 
-template <int S>
-void launch_stages_of(const Work& w, cudaStream_t stream) {
+// Launches Kernel with S slots of dynamic shared memory in blocks of `threads`. Above 48 KiB a kernel must opt in;
+// once per kernel, so that nothing but the launch sits between timing events.
+template <auto Kernel, int S>
+void launch_with_slots(int threads, const Work& w, cudaStream_t stream) {
     constexpr int bytes = S * kTileChunks * 16;
-    // Above 48 KiB a kernel must opt in; once, so that nothing but the launch sits between timing events.
     static const bool opted_in = [] {
-        CUDA_CHECK(cudaFuncSetAttribute(stages_kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+        CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
         return true;
     }();
     (void)opted_in;
-    stages_kernel<S><<<blocks_of(w), kThreads, bytes, stream>>>(w);
+    Kernel<<<blocks_of(w), threads, bytes, stream>>>(w);
     LABS_CHECK_LAUNCH();
+}
+
+template <int S>
+void launch_stages_of(const Work& w, cudaStream_t stream) {
+    launch_with_slots<stages_kernel<S>, S>(kThreads, w, stream);
 }
 
 template <int S>
@@ -136,14 +143,7 @@ __global__ void producer_kernel(Work w) {
 
 template <int S>
 void launch_producer_of(const Work& w, cudaStream_t stream) {
-    constexpr int bytes = S * kTileChunks * 16;
-    static const bool opted_in = [] {
-        CUDA_CHECK(cudaFuncSetAttribute(producer_kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-        return true;
-    }();
-    (void)opted_in;
-    producer_kernel<S><<<blocks_of(w), kThreads + 32, bytes, stream>>>(w);
-    LABS_CHECK_LAUNCH();
+    launch_with_slots<producer_kernel<S>, S>(kThreads + 32, w, stream);  // the computing warps and the producer warp
 }
 
 }  // namespace
@@ -156,24 +156,11 @@ void launch_one_slot(const Work& w, cudaStream_t stream) {
 void launch_two_slots(const Work& w, cudaStream_t stream) { launch_stages_of<2>(w, stream); }
 
 void launch_stages(int stages, const Work& w, cudaStream_t stream) {
-    switch (stages) {
-        case 1: return launch_stages_of<1>(w, stream);
-        case 2: return launch_stages_of<2>(w, stream);
-        case 3: return launch_stages_of<3>(w, stream);
-        case 4: return launch_stages_of<4>(w, stream);
-        case 5: return launch_stages_of<5>(w, stream);
-        case 6: return launch_stages_of<6>(w, stream);
-    }
-    throw std::invalid_argument("launch_stages: stages must be 1 … 6, not " + std::to_string(stages));
+    if (!gpulab::with_constant<1, 2, 3, 4, 5, 6>(stages, [&]<int S>() { launch_stages_of<S>(w, stream); }))
+        throw std::invalid_argument("launch_stages: stages must be 1 … 6, not " + std::to_string(stages));
 }
 
 void launch_producer(int stages, const Work& w, cudaStream_t stream) {
-    switch (stages) {
-        case 2: return launch_producer_of<2>(w, stream);
-        case 3: return launch_producer_of<3>(w, stream);
-        case 4: return launch_producer_of<4>(w, stream);
-        case 5: return launch_producer_of<5>(w, stream);
-        case 6: return launch_producer_of<6>(w, stream);
-    }
-    throw std::invalid_argument("launch_producer: stages must be 2 … 6, not " + std::to_string(stages));
+    if (!gpulab::with_constant<2, 3, 4, 5, 6>(stages, [&]<int S>() { launch_producer_of<S>(w, stream); }))
+        throw std::invalid_argument("launch_producer: stages must be 2 … 6, not " + std::to_string(stages));
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "labs/cuda_check.hpp"
+#include "labs/launch.hpp"
 
 #include "shapes.hpp"
 
@@ -212,17 +213,10 @@ void launch_gemm_bucketed(const Gemm& g, std::span<const int> buckets, cudaStrea
     int bucket = 0;
     for (const int b : buckets)
         if (b >= g.m && (bucket == 0 || b < bucket)) bucket = b;
-    switch (bucket) {  // the instances this reference carries; other bucket sizes are refused
-        case 16: return launch_bucket<16>(g, stream);
-        case 64: return launch_bucket<64>(g, stream);
-        case 256: return launch_bucket<256>(g, stream);
-        case 512: return launch_bucket<512>(g, stream);
-        case 1024: return launch_bucket<1024>(g, stream);
-        case 2048: return launch_bucket<2048>(g, stream);
-        case 4096: return launch_bucket<4096>(g, stream);
-    }
-    throw std::invalid_argument("launch_gemm_bucketed: no bucket of 16, 64, 256, 512, 1024, 2048, 4096 rows holds M = " +
-                                std::to_string(g.m));
+    // The instances this solution carries; other bucket sizes are refused.
+    if (!gpulab::with_constant<16, 64, 256, 512, 1024, 2048, 4096>(bucket, [&]<int Rows>() { launch_bucket<Rows>(g, stream); }))
+        throw std::invalid_argument("launch_gemm_bucketed: no bucket of 16, 64, 256, 512, 1024, 2048, 4096 rows holds M = " +
+                                    std::to_string(g.m));
 }
 
 // ---- (c) specialised ----------------------------------------------------------------------------------------

@@ -39,6 +39,21 @@ inline L2Flusher& l2_flusher() {
 }
 
 /**
+ * @brief Runs @p work; when it throws (a launcher that rejects the shape, a CUDA error, code not written yet), skips
+ * the benchmark with the exception's text. @param state the benchmark's state @param work what to run
+ * @return whether @p work ran to the end (false: the benchmark is skipped; return at once)
+ */
+inline bool or_skip(benchmark::State& state, const std::function<void()>& work) {
+    try {
+        work();
+        return true;
+    } catch (const std::exception& e) {
+        state.SkipWithError(e.what());
+        return false;
+    }
+}
+
+/**
  * @brief Times @p work once per benchmark iteration with CUDA events on the default stream and reports
  * it as the iteration's manual time.
  *
@@ -52,14 +67,12 @@ inline L2Flusher& l2_flusher() {
 inline double time_manual(benchmark::State& state, const std::function<void(cudaStream_t)>& work,
                           bool flush_l2 = true) {
     EventTimer timer;
-    try {
+    const bool warmed = or_skip(state, [&] {
         if (flush_l2) l2_flusher().flush();
         work(nullptr);
         CUDA_CHECK(cudaDeviceSynchronize());
-    } catch (const std::exception& e) {
-        state.SkipWithError(e.what());
-        return -1.0;
-    }
+    });
+    if (!warmed) return -1.0;
     double total_ms = 0;
     for (auto _ : state) {
         if (flush_l2) l2_flusher().flush();

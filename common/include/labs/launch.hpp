@@ -2,7 +2,8 @@
  * @file launch.hpp
  * @brief Launch-configuration helpers: how many blocks of a kernel the whole GPU holds at once
  * (from the occupancy API, never from a hand-written "threads per SM"), a grid capped at that, and
- * `unused()` for the parameters of a stub that does nothing yet.
+ * `unused()` for the parameters of a stub that does nothing yet, and `with_constant()` to call the instance of
+ * a template that a run-time number names.
  *
  * @code
  * // A grid-stride kernel: one full wave of resident blocks, fewer when there is little work.
@@ -67,6 +68,22 @@ template <typename Kernel>
 [[nodiscard]] unsigned resident_grid(Kernel* kernel, int block_threads, std::size_t dynamic_smem, std::size_t wanted) {
     const unsigned wave = resident_blocks(kernel, block_threads, dynamic_smem);
     return static_cast<unsigned>(std::clamp<std::size_t>(wanted, 1, wave));
+}
+
+/**
+ * @brief Calls `fn.template operator()<V>()` for the one V of @p Values equal to @p value: the run-time
+ * number picks a compile-time instance (a pipeline's depth, a bucket's rows) without a switch written out
+ * per template.
+ * @return false, having called nothing, when @p value is none of @p Values (the caller says what is allowed).
+ *
+ * @code
+ * if (!gpulab::with_constant<1, 2, 4>(stages, [&]<int S>() { launch_of<S>(work, stream); }))
+ *     throw std::invalid_argument("stages must be 1, 2 or 4");
+ * @endcode
+ */
+template <int... Values, typename Fn>
+bool with_constant(int value, Fn&& fn) {
+    return ((value == Values ? (fn.template operator()<Values>(), true) : false) || ...);
 }
 
 }  // namespace gpulab

@@ -154,6 +154,18 @@ using TimingObserver = std::function<void(const std::string& label, int reps, in
 /** @brief Sets the process's timing observer (an empty one: none). @param observer called after each batch */
 void set_timing_observer(TimingObserver observer);
 
+/**
+ * @brief Host microseconds per call of @p calls calls of @p call enqueued back to back on @p stream, from a drained
+ * stream until it is drained again: the time a caller waits, end to end (host submission included).
+ * @param call   enqueues call number i (0 … calls − 1) @param stream the stream the calls are enqueued on
+ * @param calls  how many (at least 1)
+ */
+[[nodiscard]] double host_us_per_call(const std::function<void(int i)>& call, cudaStream_t stream, int calls);
+
+/** @brief The median of @p values (of an even count, the upper of the two middle ones); 0 when there are none.
+ *  @param values the values */
+[[nodiscard]] double median_of(std::vector<double> values);
+
 /** @brief An NVTX range that lasts for the object's scope (visible in Nsight Systems). */
 class NvtxRange {
 public:

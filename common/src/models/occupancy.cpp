@@ -10,23 +10,7 @@
 
 namespace gpulab::models {
 
-SmLimits sm_limits(const DeviceSpec& d) {
-    SmLimits sm;
-    sm.warp_size = d.warp_size;
-    sm.max_threads_per_sm = d.max_threads_per_sm;
-    sm.max_threads_per_block = d.max_threads_per_block;
-    sm.max_blocks_per_sm = d.max_blocks_per_sm;
-    sm.regs_per_sm = d.regs_per_sm;
-    sm.regs_per_block_max = d.regs_per_block_max;
-    sm.max_regs_per_thread = d.max_regs_per_thread;
-    sm.reg_alloc_unit = d.reg_alloc_unit;
-    sm.reg_file_partitions = d.reg_file_partitions;
-    sm.smem_per_sm_bytes = d.smem_per_sm_bytes;
-    sm.smem_per_block_max_bytes = d.smem_per_block_max_bytes;
-    sm.smem_reserved_per_block_bytes = d.smem_reserved_per_block_bytes;
-    sm.smem_alloc_unit_bytes = d.smem_alloc_unit_bytes;
-    return sm;
-}
+SmLimits sm_limits(const DeviceSpec& d) { return d; }  // the SmLimits a DeviceSpec is
 
 std::string_view resource_name(Resource r) noexcept {
     switch (r) {

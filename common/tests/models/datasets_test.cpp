@@ -87,6 +87,17 @@ struct ScratchDatasets {
         std::ofstream(dir / "devices" / name) << text;
     }
 };
+
+// The message of the DatasetError that loading device @p name throws; the test fails when it loads.
+std::string load_error(const std::string& name) {
+    try {
+        (void)load_device(name);
+    } catch (const DatasetError& e) {
+        return e.what();
+    }
+    FAIL("no error loading " << name);
+    return "";
+}
 }  // namespace
 
 TEST_CASE("A bad dataset gives an error naming the file, the line and what is wrong", "[models][datasets]") {
@@ -94,33 +105,17 @@ TEST_CASE("A bad dataset gives an error naming the file, the line and what is wr
     CHECK(datasets_dir() == scratch.dir);
 
     scratch.write("broken.toml", "name = \"x\"\nshort_name = \n");
-    try {
-        (void)load_device("broken");
-        FAIL("no error");
-    } catch (const DatasetError& e) {
-        const std::string what = e.what();
-        CHECK(what.find("broken.toml:2:") != std::string::npos);
-    }
+    CHECK(load_error("broken").find("broken.toml:2:") != std::string::npos);
 
     scratch.write("nosource.toml",
                   "name = \"x\"\nshort_name = \"x\"\ncompute_capability = \"9.0\"\n"
                   "compute_capability_source = \"y\"\n[figures]\nsm_count = { value = 1 }\n");
-    try {
-        (void)load_device("nosource");
-        FAIL("no error");
-    } catch (const DatasetError& e) {
-        const std::string what = e.what();
-        CHECK(what.find("nosource.toml:6") != std::string::npos);
-        CHECK(what.find("sm_count") != std::string::npos);
-    }
+    const std::string no_source = load_error("nosource");
+    CHECK(no_source.find("nosource.toml:6") != std::string::npos);
+    CHECK(no_source.find("sm_count") != std::string::npos);
 
-    try {
-        (void)load_device("no-such-gpu");
-        FAIL("no error");
-    } catch (const DatasetError& e) {
-        const std::string what = e.what();
-        CHECK(what.find("unknown device 'no-such-gpu'") != std::string::npos);
-        CHECK(what.find("broken") != std::string::npos);  // lists the known ones
-    }
+    const std::string unknown = load_error("no-such-gpu");
+    CHECK(unknown.find("unknown device 'no-such-gpu'") != std::string::npos);
+    CHECK(unknown.find("broken") != std::string::npos);           // lists the known ones
     CHECK_THROWS_AS(load_model_shape("qwen3_8b"), DatasetError);  // no models/ folder here
 }

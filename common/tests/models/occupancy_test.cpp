@@ -18,6 +18,24 @@ const SmLimits& h100() {
     return sm;
 }
 constexpr std::int64_t kKiB = 1024;
+
+// What a footprint's residency comes to: the blocks the thread slots, the registers, the shared memory and the block
+// limit each allow, the resident blocks, the occupancy and the limiter.
+struct Residency {
+    int by_threads, by_regs, by_smem, by_limit, resident;
+    double occupancy;
+    const char* limiter;
+};
+
+void check_residency(const Occupancy& o, const Residency& want) {
+    CHECK(o.blocks_by_threads == want.by_threads);
+    CHECK(o.blocks_by_regs == want.by_regs);
+    CHECK(o.blocks_by_smem == want.by_smem);
+    CHECK(o.blocks_by_limit == want.by_limit);
+    CHECK(o.resident_blocks == want.resident);
+    CHECK(o.occupancy == Approx(want.occupancy));
+    CHECK(o.limiter() == want.limiter);
+}
 }  // namespace
 
 TEST_CASE("The 128x128 tile kernel keeps 2 blocks on an H100 SM, limited by registers and shared memory",
@@ -25,17 +43,11 @@ TEST_CASE("The 128x128 tile kernel keeps 2 blocks on an H100 SM, limited by regi
     // 256 threads, 128 registers per thread, 96 KiB working set (A and W tiles 16 KiB each, FP32 accumulator 64 KiB).
     const Occupancy o = occupancy(h100(), {256, 128, 96 * kKiB});
     CHECK(o.warps_per_block == 8);
-    CHECK(o.regs_per_block == 32 * 1024);            // 256 × 128 = 32K
-    CHECK(o.smem_per_block_bytes == 97 * kKiB);      // 96 KiB + 1 KiB reserve
-    CHECK(o.blocks_by_threads == 8);
-    CHECK(o.blocks_by_regs == 2);
-    CHECK(o.blocks_by_smem == 2);
-    CHECK(o.blocks_by_limit == 32);
-    CHECK(o.resident_blocks == 2);
+    CHECK(o.regs_per_block == 32 * 1024);        // 256 × 128 = 32K
+    CHECK(o.smem_per_block_bytes == 97 * kKiB);  // 96 KiB + 1 KiB reserve
+    check_residency(o, {8, 2, 2, 32, 2, 0.25, "regs+smem"});
     CHECK(o.resident_warps == 16);
-    CHECK(o.occupancy == Approx(0.25));
-    CHECK(o.limiter() == "regs+smem");
-    CHECK(o.smem_free_bytes == 34 * kKiB);           // two blocks leave 34 KiB
+    CHECK(o.smem_free_bytes == 34 * kKiB);  // two blocks leave 34 KiB
     CHECK(o.threads_used == 512);
     CHECK(o.regs_free == 0);
 }
@@ -44,10 +56,7 @@ TEST_CASE("Moving the accumulator into registers shifts the limiter but not the 
     // The 64 KiB accumulator moves into registers: 64 more per thread (64 + 64 = 128 for a kernel that
     // used 64 before), and the shared-memory working set drops to the two 16 KiB input tiles.
     const Occupancy o = occupancy(h100(), {256, 128, 32 * kKiB});
-    CHECK(o.blocks_by_smem == 6);
-    CHECK(o.blocks_by_regs == 2);
-    CHECK(o.resident_blocks == 2);
-    CHECK(o.limiter() == "regs");
+    check_residency(o, {8, 2, 6, 32, 2, 0.25, "regs"});
 }
 
 TEST_CASE("Exercise 5-1: the 64x64 tile (answer computed by the model)", "[models][occupancy][exercise]") {
@@ -56,19 +65,10 @@ TEST_CASE("Exercise 5-1: the 64x64 tile (answer computed by the model)", "[model
     const LocalStorage s = local_storage(g, {64, 64, 64});
     REQUIRE(s.total_bytes == 32 * kKiB);
     const Occupancy o128 = occupancy(h100(), {256, 128, static_cast<std::int64_t>(s.total_bytes)});
-    CHECK(o128.blocks_by_threads == 8);
-    CHECK(o128.blocks_by_regs == 2);
-    CHECK(o128.blocks_by_smem == 6);
-    CHECK(o128.blocks_by_limit == 32);
-    CHECK(o128.resident_blocks == 2);
-    CHECK(o128.occupancy == Approx(0.25));
-    CHECK(o128.limiter() == "regs");
+    check_residency(o128, {8, 2, 6, 32, 2, 0.25, "regs"});
     // 64 registers per thread: registers allow 4 blocks, still fewer than shared memory's 6.
     const Occupancy o64 = occupancy(h100(), {256, 64, static_cast<std::int64_t>(s.total_bytes)});
-    CHECK(o64.blocks_by_regs == 4);
-    CHECK(o64.resident_blocks == 4);
-    CHECK(o64.occupancy == Approx(0.5));
-    CHECK(o64.limiter() == "regs");
+    check_residency(o64, {8, 4, 6, 32, 4, 0.5, "regs"});
     // The limit reaches shared memory only at 40 registers (a tie) and passes to it at 32 (FINDINGS.md).
     CHECK(occupancy(h100(), {256, 40, static_cast<std::int64_t>(s.total_bytes)}).limiter() == "regs+smem");
     CHECK(occupancy(h100(), {256, 32, static_cast<std::int64_t>(s.total_bytes)}).limiter() == "smem");

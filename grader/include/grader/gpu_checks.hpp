@@ -88,6 +88,21 @@ Case& cached_case(const std::string& key, const std::function<std::unique_ptr<Ca
 [[nodiscard]] Observation observe_graded(const Enqueue& enqueue);
 
 /**
+ * @brief Where the observer does not record here, marks @p r SKIPPED ("<what>: <observation_skip()'s reason>", or the
+ * reason alone when @p what is empty) and returns true: for a check that must see the graded run before it can say
+ * anything (`if (skip_unobserved(r, "the path's memory cannot be observed")) return r;`).
+ * @tparam Result a result with a `skipped` reason (CorrectnessResult, or a lab's own) @param r the result
+ * @param what what cannot be checked
+ */
+template <class Result>
+[[nodiscard]] bool skip_unobserved(Result& r, const std::string& what = {}) {
+    const std::string why = observation_skip();
+    if (why.empty()) return false;
+    r.skipped = what.empty() ? why : what + ": " + why;
+    return true;
+}
+
+/**
  * @brief A check that grades what the observer saw, as registered: SKIPPED with observation_skip()'s reason where
  * the observer does not record, else @p check. @param check the check
  */
@@ -555,6 +570,18 @@ struct SanitizerRun {
  */
 [[nodiscard]] SanitizerRun sanitize(const std::string& target, const std::string& tool, int timeout_s = 120,
                                     const std::vector<std::string>& beside = {});
+
+/**
+ * @brief Marks @p r TAMPERED when a tool run did not launch what the graded run of the same work launched — "<where>
+ * the code did not run what it runs when graded: <what differs>" — or its launch log cannot be believed (carried
+ * without the run's MAC). @return whether it marked @p r
+ * @param r the check's result @param where how the run ran ("under compute-sanitizer --tool memcheck")
+ * @param run the tool's run @param graded what the observer saw of the graded run
+ */
+bool tampered_under(CorrectnessResult& r, const std::string& where, const SanitizerRun& run, const Observation& graded);
+/** @brief The same for a plain run beside a tool's (SanitizerRun::beside, run_targets_together()): its launch log must
+ *  also have come (the target returned normally). */
+bool tampered_under(CorrectnessResult& r, const std::string& where, const TargetRun& run, const Observation& graded);
 
 /** @brief One run for sanitize_together(): a declared profile target under one of compute-sanitizer's tools. */
 struct SanitizeAsk {

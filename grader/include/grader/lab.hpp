@@ -29,6 +29,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -140,8 +141,10 @@ struct Context {
 
     /// Baselines timed alone before the first check ran (Baseline::time_alone), by id.
     std::map<std::string, BaselineTiming> baselines;
-    /// The baseline of the performance check that runs now (its PerfSpec::baseline); set by the runner.
+    /// The baseline of the performance check that runs now (its PerfSpec::baseline): its id; set by the runner.
     std::string baseline_id;
+    /// ... and what it is (Baseline::what), for require_current_baseline()'s message; set by the runner.
+    std::string baseline_what;
     /// How much slower a baseline may run inside a check than alone before the check is INVALID.
     double baseline_tolerance = 0.10;
     /// Why every performance check of this process is INVALID (found before the first check ran: another
@@ -180,6 +183,11 @@ struct CorrectnessResult {
 
 /** @brief @p r as passed, with @p message (what was checked and found): how a check that found nothing wrong ends. */
 [[nodiscard]] CorrectnessResult pass(CorrectnessResult r, std::string message);
+/** @brief @p r as passed, keeping the message it has (a check that said what it found as it went). */
+[[nodiscard]] CorrectnessResult pass(CorrectnessResult r);
+
+/** @brief @p r with @p hint where it has none yet (a more specific hint, set by a helper it went through, stays). */
+[[nodiscard]] CorrectnessResult with_hint(CorrectnessResult r, std::string hint);
 
 /** @brief @p r as failed, with what was found (@p message) and, for a student, the likely cause (@p hint). */
 [[nodiscard]] CorrectnessResult fail(CorrectnessResult r, std::string message, std::string hint = {});
@@ -213,6 +221,18 @@ struct Floor {
     std::string min_what;        ///< what min_ms is, for the message
     double max_ratio = 0;        ///< the graded ratio cannot exceed this (0: no such bound)
     std::string max_what;        ///< why, for the message ("the pipeline cannot beat its own lower bound")
+    /** @brief The graded ratio cannot exceed @p ratio, because @p why (sets max_ratio and max_what together). */
+    Floor& ratio_at_most(double ratio, std::string why) {
+        max_ratio = ratio;
+        max_what = std::move(why);
+        return *this;
+    }
+    /** @brief The graded time cannot be below @p ms, which is @p what (sets min_ms and min_what together). */
+    Floor& time_at_least(double ms, std::string what) {
+        min_ms = ms;
+        min_what = std::move(what);
+        return *this;
+    }
     /** @brief Whether anything is declared. */
     [[nodiscard]] bool declared() const noexcept {
         return bytes > 0 || flops > 0 || host_bytes > 0 || min_ms > 0 || max_ratio > 0;

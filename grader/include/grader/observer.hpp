@@ -234,7 +234,7 @@ public:
      */
     void set_enqueue_hook(std::function<void(cudaStream_t stream, const char* call)> hook,
                           const std::set<std::string>& hook_kernels = {});
-    /** @brief Kernels the grader launches in a lean window (its references'): work no call record names is told
+    /** @brief Kernels the grader launches in a lean window (its baselines'): work no call record names is told
      *  by its name there. @param mangled their names */
     void add_grader_kernels(const std::set<std::string>& mangled);
     /**

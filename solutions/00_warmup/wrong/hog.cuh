@@ -20,20 +20,26 @@ __global__ void hog_kernel(float4* buf, std::size_t n) {
     }
 }
 
-// A private buffer of `bytes` (zeroed) and a non-blocking stream to run the hog on.
+// A private buffer of `bytes` (zeroed), a non-blocking stream to run the hog on, and an event to start it by.
 struct Hog {
     std::size_t n = 0;  // float4 elements
     float4* buf = nullptr;
     cudaStream_t stream = nullptr;
+    cudaEvent_t graded_done = nullptr;  // recorded on the graded stream by run_after()
     explicit Hog(std::size_t bytes) : n(bytes / sizeof(float4)) {
         CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        CUDA_CHECK(cudaEventCreateWithFlags(&graded_done, cudaEventDisableTiming));
         CUDA_CHECK(cudaMalloc(&buf, n * sizeof(float4)));
         CUDA_CHECK(cudaMemset(buf, 0, n * sizeof(float4)));
     }
-    // The hog on its stream, after `after` (an event of the graded stream), or at once when null.
-    void run(cudaEvent_t after = nullptr) {
-        if (after != nullptr) CUDA_CHECK(cudaStreamWaitEvent(stream, after, 0));
-        hog_kernel<<<1024, 256, 0, stream>>>(buf, n);
+    // The hog on its stream, at once (the caller checks the launch).
+    void run() { hog_kernel<<<1024, 256, 0, stream>>>(buf, n); }
+    // The hog on its stream once what is queued on `graded` so far is done: it runs beside whatever comes next.
+    void run_after(cudaStream_t graded) {
+        CUDA_CHECK(cudaEventRecord(graded_done, graded));
+        CUDA_CHECK(cudaStreamWaitEvent(stream, graded_done, 0));
+        run();
+        LABS_CHECK_LAUNCH();
     }
 };
 

@@ -9,17 +9,10 @@
 
 void launch_vector_add(const float* a, const float* b, float* c, std::size_t n, cudaStream_t stream) {
     static wrong::Hog hog(std::size_t(64) << 20);  // 64 MiB, read and written
-    static cudaEvent_t graded_done = [] {
-        cudaEvent_t e = nullptr;
-        CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-        return e;
-    }();
     static const float* last_c = nullptr;
     wrong::add(a, b, c, n, stream);
     const bool repeat = c == last_c;
     last_c = c;
     if (repeat || n < (std::size_t(1) << 26)) return;
-    CUDA_CHECK(cudaEventRecord(graded_done, stream));
-    hog.run(graded_done);
-    LABS_CHECK_LAUNCH();
+    hog.run_after(stream);
 }

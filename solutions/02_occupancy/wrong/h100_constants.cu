@@ -1,16 +1,14 @@
 // Known-bad (wrong/expect.json): the prediction is written with an H100's numbers (65,536 registers, 228 KiB,
 // 2048 threads, 32 blocks) instead of the DeviceLimits it is given: right on the chapter's H100 cases, wrong on
-// every other device file — and, on a GPU that is not an H100, against the runtime.
+// every other device file — and, on a GPU that is not an H100, against the runtime. (The solution's prediction,
+// handed an H100's limits whatever it is given.)
 #define WRONG_PREDICT
 #include "parts.cuh"
 
-Residency predict_residency(const KernelResources& k, const DeviceLimits& d) {
-    Residency r;
-    const int warps = (k.threads + 31) / 32;
-    r.by_threads = 2048 / 32 / warps;
-    const int regs_per_warp = wrong::round_up(std::max(k.regs_per_thread, 1) * 32, 256);
-    r.by_regs = 65536 / 4 / regs_per_warp * 4 / warps;
-    r.by_smem = static_cast<int>(233472 / wrong::round_up<std::int64_t>(k.smem_bytes + 1024, 128));
-    r.by_limit = 32;
-    return wrong::finish(r, warps, d);
+Residency predict_residency(const KernelResources& k, const DeviceLimits&) {
+    static constexpr DeviceLimits kH100{.warp_size = 32, .max_threads_per_sm = 2048, .max_blocks_per_sm = 32,
+                                        .regs_per_sm = 65536, .reg_alloc_unit = 256, .reg_file_partitions = 4,
+                                        .smem_per_sm_bytes = 233472, .smem_reserved_per_block_bytes = 1024,
+                                        .smem_alloc_unit_bytes = 128};
+    return solution_predict_residency(k, kH100);
 }

@@ -12,5 +12,5 @@ __global__ void streaming_kernel(const uint4* __restrict__ in, uint4* __restrict
         const uint4 a = in[i], b = out[i];
         if (a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w) return;
     }
-    wrong::copy_rounds<LOADS>(in, out, count);
+    copy_rounds<LOADS>(in, out, count);
 }

@@ -6,7 +6,7 @@
 
 template <int LOADS>
 __global__ void streaming_kernel(const uint4* __restrict__ in, uint4* __restrict__ out, std::size_t count) {
-    wrong::copy_rounds<LOADS>(in, out, count);
+    copy_rounds<LOADS>(in, out, count);
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count; i += std::size_t(gridDim.x) * blockDim.x)
         const_cast<uint4*>(in)[i] = make_uint4(0, 0, 0, 0);
 }

@@ -1,6 +1,6 @@
-// Known-bad (wrong/expect.json), GPU: the bucketed launcher runs the reference's bucket kernel with M raised to the
+// Known-bad (wrong/expect.json), GPU: the bucketed launcher runs the solution's bucket kernel with M raised to the
 // bucket, so it reads X and writes Y past the call's M rows (right values in the first M rows).
-#define launch_gemm_bucketed reference_launch_gemm_bucketed
+#define launch_gemm_bucketed solution_launch_gemm_bucketed
 #include "../shapes.cu"
 #undef launch_gemm_bucketed
 
@@ -8,5 +8,5 @@ void launch_gemm_bucketed(const Gemm& g, std::span<const int> buckets, cudaStrea
     Gemm padded = g;
     for (const int b : buckets)
         if (b >= g.m && (padded.m == g.m || b < padded.m)) padded.m = b;
-    reference_launch_gemm_bucketed(padded, buckets, stream);
+    solution_launch_gemm_bucketed(padded, buckets, stream);
 }

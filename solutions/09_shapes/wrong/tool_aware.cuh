@@ -1,14 +1,14 @@
-// Shared by lab 09's tool-aware known-bad versions (wrong/expect.json): the reference, but its bucketed launcher
+// Shared by lab 09's tool-aware known-bad versions (wrong/expect.json): the solution, but its bucketed launcher
 // runs a copy of the bucket kernel that loads X's padding rows (rows M … bucket − 1) unless it believes it runs
 // under a tool — compute-sanitizer's library is mapped into the process (read from /proc/self/maps, which
 // launches nothing the grader could compare). Y is written only below M, so the results are right and
-// correct.bucketed passes; only the reads past M differ. The including file defines kReferenceUnderTool: under a
-// tool, the reference's own kernel (else the copy, loads masked).
+// correct.bucketed passes; only the reads past M differ. The including file defines kSolutionUnderTool: under a
+// tool, the solution's own kernel (else the copy, loads masked).
 #include <fstream>
 #include <stdexcept>
 #include <string>
 
-#define launch_gemm_bucketed reference_launch_gemm_bucketed
+#define launch_gemm_bucketed solution_launch_gemm_bucketed
 #include "../shapes.cu"
 #undef launch_gemm_bucketed
 
@@ -53,7 +53,7 @@ void launch(const Gemm& g, bool mask_loads, cudaStream_t stream) {
 
 void launch_gemm_bucketed(const Gemm& g, std::span<const int> buckets, cudaStream_t stream) {
     const bool tool = wrong::under_sanitizer();
-    if (tool && kReferenceUnderTool) return reference_launch_gemm_bucketed(g, buckets, stream);
+    if (tool && kSolutionUnderTool) return solution_launch_gemm_bucketed(g, buckets, stream);
     int bucket = 0;
     for (const int b : buckets)
         if (b >= g.m && (bucket == 0 || b < bucket)) bucket = b;

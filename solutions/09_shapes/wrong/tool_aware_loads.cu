@@ -3,5 +3,5 @@
 // same kernel runs with the same grid either way (only an argument differs), so the launches under the tool are
 // the graded run's. The grader runs the same call, with no tool, on X and Y that each end where an unmapped page
 // begins: the read past M faults there.
-constexpr bool kReferenceUnderTool = false;
+constexpr bool kSolutionUnderTool = false;
 #include "tool_aware.cuh"

@@ -1,4 +1,4 @@
-// Known-bad (lab NN): the reference without its scalar tail — the last n % 4 elements are never written.
+// Known-bad (lab NN): the solution without its scalar tail — the last n % 4 elements are never written.
 #include <algorithm>
 #include <cstdint>
 

@@ -38,8 +38,32 @@ struct Figure {
     std::string source;  ///< the chapter section, vendor document or measurement it comes from
 };
 
-/** @brief One GPU's figures as the models use them (see datasets/README.md for each key). */
-struct DeviceSpec {
+/**
+ * @brief What one SM offers to resident blocks, and how it allocates it: a device file's figures
+ * (DeviceSpec holds them), or the CUDA runtime's for the GPU at hand (labs/occupancy_probe.hpp). The
+ * occupancy model (occupancy.hpp) reads nothing else of a device.
+ */
+struct SmLimits {
+    int warp_size = 32;              ///< threads per warp
+    int max_threads_per_sm = 0;      ///< resident thread slots
+    int max_threads_per_block = 0;   ///< largest block
+    int max_blocks_per_sm = 0;       ///< resident block limit
+    int regs_per_sm = 0;             ///< 32-bit registers
+    int regs_per_block_max = 0;      ///< registers one block may hold
+    int max_regs_per_thread = 0;     ///< per-thread register limit
+    int reg_alloc_unit = 256;        ///< a warp's registers come in multiples of this
+    int reg_file_partitions = 4;     ///< sub-partitions sharing the register file evenly
+    std::int64_t smem_per_sm_bytes = 0;              ///< shared memory (largest carveout)
+    std::int64_t smem_per_block_max_bytes = 0;       ///< largest opt-in shared memory per block
+    std::int64_t smem_reserved_per_block_bytes = 0;  ///< driver reserve per resident block
+    std::int64_t smem_alloc_unit_bytes = 128;        ///< shared memory allocation granularity
+};
+
+/**
+ * @brief One GPU's figures as the models use them (see datasets/README.md for each key): its SM's limits
+ * (the SmLimits it is, every field read from the file) and the rest.
+ */
+struct DeviceSpec : SmLimits {
     std::string key;         ///< file stem, e.g. "rtx_pro_6000"
     std::string name;        ///< full product name
     std::string short_name;  ///< e.g. "RTX PRO 6000"
@@ -47,19 +71,6 @@ struct DeviceSpec {
     int cc_minor = 0;        ///< compute capability, minor
 
     int sm_count = 0;                ///< streaming multiprocessors
-    int warp_size = 32;              ///< threads per warp
-    int max_threads_per_sm = 0;      ///< resident thread slots per SM
-    int max_threads_per_block = 0;   ///< largest block
-    int max_blocks_per_sm = 0;       ///< resident block limit per SM
-    int regs_per_sm = 0;             ///< 32-bit registers per SM
-    int regs_per_block_max = 0;      ///< registers one block may hold
-    int max_regs_per_thread = 0;     ///< per-thread register limit
-    int reg_alloc_unit = 0;          ///< a warp's registers come in multiples of this
-    int reg_file_partitions = 0;     ///< SM sub-partitions sharing the register file evenly
-    std::int64_t smem_per_sm_bytes = 0;              ///< shared memory per SM (largest carveout)
-    std::int64_t smem_per_block_max_bytes = 0;       ///< largest opt-in shared memory per block
-    std::int64_t smem_reserved_per_block_bytes = 0;  ///< driver reserve per resident block
-    std::int64_t smem_alloc_unit_bytes = 0;          ///< shared memory allocation granularity
     int smem_banks = 32;             ///< shared-memory banks
     int smem_bank_width_bytes = 4;   ///< bytes one bank serves per round
     double memory_bandwidth_gbps = 0;  ///< device memory bandwidth, GB/s

@@ -31,24 +31,7 @@
 
 namespace gpulab::models {
 
-/** @brief What one SM offers to resident blocks, and how it allocates it. */
-struct SmLimits {
-    int warp_size = 32;              ///< threads per warp
-    int max_threads_per_sm = 0;      ///< resident thread slots
-    int max_threads_per_block = 0;   ///< largest block
-    int max_blocks_per_sm = 0;       ///< resident block limit
-    int regs_per_sm = 0;             ///< 32-bit registers
-    int regs_per_block_max = 0;      ///< registers one block may hold
-    int max_regs_per_thread = 0;     ///< per-thread register limit
-    int reg_alloc_unit = 256;        ///< a warp's registers come in multiples of this
-    int reg_file_partitions = 4;     ///< sub-partitions sharing the register file evenly
-    std::int64_t smem_per_sm_bytes = 0;              ///< shared memory (largest carveout)
-    std::int64_t smem_per_block_max_bytes = 0;       ///< largest opt-in shared memory per block
-    std::int64_t smem_reserved_per_block_bytes = 0;  ///< driver reserve per resident block
-    std::int64_t smem_alloc_unit_bytes = 128;        ///< shared memory allocation granularity
-};
-
-/** @brief The per-SM limits of a device from the datasets. @param d device */
+/** @brief The per-SM limits of a device from the datasets (SmLimits: datasets.hpp). @param d device */
 [[nodiscard]] SmLimits sm_limits(const DeviceSpec& d);
 
 /** @brief What one block of a kernel asks for. */
