@@ -1,12 +1,9 @@
-// `grader calc`: the chapter's models as a calculator, with every number that answers a graded question hidden.
+// `grader calc`: the chapter's models as a calculator; at the inputs of a graded question it shows the method only.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <iostream>
 #include <map>
 #include <optional>
-#include <regex>
-#include <set>
 #include <variant>
 
 #include "cli.hpp"
@@ -17,79 +14,125 @@ namespace gpulab::grader::cli {
 
 namespace {
 
-// The calculator checks the student's working, it does not do the exercises: a derived quantity that
-// answers a graded question of a lab (at the stated case, or the student's own from class.toml) is shown
-// as graded instead of its value. Each lab's answers runner says which numbers answer which questions;
-// a quantity in bytes or FLOP is tried in the units the questions use (KiB, MiB, GiB, GFLOP). Small whole
-// numbers (up to 16) are everywhere and stay. A lab that names the calculators able to answer its questions
-// (labs_add_lab CALCULATORS) is asked only about theirs: another model's numbers that happen to equal one of
-// its keys (a pipeline timeline's 6.5 µs and lab 09's mean call time) are not its answers. Without a registry
-// (no build) nothing is redacted.
-void redact_graded(gpulab::models::Derivation& d) {
-    namespace m = gpulab::models;
+// The calculator checks the student's working; it does not do the graded exercises. Each lab's answers runner
+// lists the calculator runs that work its graded questions (Lab::graded_calc: at the stated cases, and with the
+// student id of class.toml at that student's own), each with the parameters its questions depend on. Where every
+// one of those parameters (and the device, where the run names one) has the run's value, the derivation keeps its
+// inputs and its method (each step's formula) and loses every number it derives; anywhere else it shows
+// everything. Without a registry (no build) nothing is hidden.
+
+// The input quantity a parameter sets ("smem-bytes" → smem_bytes), or nullptr.
+const gpulab::models::Quantity* input_of(const gpulab::models::Derivation& d, std::string param) {
+    std::replace(param.begin(), param.end(), '-', '_');
+    for (const gpulab::models::Quantity& q : d.quantities)
+        if (q.kind == gpulab::models::QuantityKind::input && q.name == param) return &q;
+    return nullptr;
+}
+
+bool same_value(const gpulab::models::Quantity& a, const gpulab::models::Quantity& b) {
+    if (a.value.index() != b.value.index()) return false;
+    if (const auto* v = std::get_if<double>(&a.value)) {
+        const double w = std::get<double>(b.value);
+        return std::fabs(*v - w) <= 1e-9 * std::max(1.0, std::fabs(*v));
+    }
+    return std::get<std::string>(a.value) == std::get<std::string>(b.value);
+}
+
+// A calculator run that works a graded question, as a lab's answers runner lists it.
+struct GradedRun {
+    std::string asks;  // "lab 02 exercise_5_1.*"
+    std::string model;
+    std::map<std::string, std::string> params;
+    std::string device;
+};
+
+// Every lab's graded calculator runs (of @p model only, when given), at the stated cases and the student's own.
+std::vector<GradedRun> graded_runs(const std::string& model = "") {
     Registry reg;
     try {
         reg = load_registry(LABS_REGISTRY_PATH);
     } catch (const std::exception&) {
-        return;
+        return {};
     }
     const ClassConfig config = read_class_config(reg.source_dir);
-    // A key's unit is in its name (traffic.mib_64x64, local_kib, gflop); a number answers it only in that unit.
-    const auto unit_of_key = [](const std::string& key) {
-        for (const char* u : {"kib", "mib", "gib", "gflop", "bytes", "rounds", "blocks", "warps", "percent", "us", "ms"})
-            if (std::regex_search(key, std::regex(std::string("(^|[._])") + u + "([._]|$)"))) return std::string(u);
-        return std::string();  // a count or a ratio
-    };
-    std::map<std::string, std::set<std::pair<std::size_t, std::string>>> candidates;  // number -> (quantity, unit)
-    for (std::size_t i = 0; i < d.quantities.size(); ++i) {
-        const m::Quantity& q = d.quantities[i];
-        if (q.kind == m::QuantityKind::input || !std::holds_alternative<double>(q.value)) continue;
-        const double v = std::get<double>(q.value);
-        std::string own;  // the quantity's own unit as the keys name it; "" for counts and ratios
-        for (const auto& [unit, tag] : {std::pair{"KiB", "kib"}, {"MiB", "mib"}, {"GiB", "gib"}, {"GFLOP", "gflop"},
-                                        {"bytes", "bytes"}, {"FLOP", "flop"}, {"rounds", "rounds"}, {"blocks", "blocks"},
-                                        {"warps", "warps"}, {"µs", "us"}, {"ms", "ms"}})
-            if (q.unit == unit) own = tag;
-        std::vector<std::pair<double, std::string>> forms{{v, own}};
-        if (q.unit == "fraction") forms.push_back({v * 100, "percent"});  // a key in percent answers it too
-        if (q.unit == "µs") forms.push_back({v / 1000, "ms"});
-        if (q.unit == "ms") forms.push_back({v * 1000, "us"});
-        if (q.unit == "bytes") forms.insert(forms.end(), {{v / 1024, "kib"}, {v / (1024.0 * 1024), "mib"}, {v / (1024.0 * 1024 * 1024), "gib"}});
-        if (q.unit == "FLOP") forms.push_back({v / 1e9, "gflop"});
-        for (const auto& [f, tag] : forms) {
-            // A small whole number answers only a key with a unit ("1 round"): bare, it is everywhere.
-            if (!std::isfinite(f) || (tag.empty() && f == std::round(f) && std::fabs(f) <= 16)) continue;
-            char buf[40];
-            std::snprintf(buf, sizeof buf, "%.17g", f);
-            candidates[buf].insert({i, tag});
-        }
-    }
-    if (candidates.empty()) return;
-    std::string list;
-    for (const auto& [text, where] : candidates) list += (list.empty() ? "" : ",") + text;
-    std::map<std::size_t, std::string> graded;  // quantity -> "lab 03 traffic.mib_64x64"
+    std::vector<GradedRun> runs;
     for (const LabEntry& lab : reg.labs) {
-        if (!lab.calculators.empty() && std::find(lab.calculators.begin(), lab.calculators.end(), d.model) == lab.calculators.end())
+        if (!model.empty() && !lab.calculators.empty() &&
+            std::find(lab.calculators.begin(), lab.calculators.end(), model) == lab.calculators.end())
             continue;
         std::vector<std::string> argv = lab.runner_answers;
-        argv.insert(argv.end(), {"--which-keys", list});
+        argv.push_back("--graded-calcs");
         if (!config.student.empty())
             argv.insert(argv.end(), {"--student", config.student, "--course-seed", std::to_string(config.course_seed)});
         const ChildOutcome o = run_child(argv, 30);
         for (const std::string& line : split_lines(o.output)) {
-            const auto space = line.find(' ');
-            if (space == std::string::npos) continue;
-            const auto it = candidates.find(line.substr(0, space));
-            if (it == candidates.end()) continue;
-            const std::string key = line.substr(space + 1);
-            for (const auto& [i, tag] : it->second)
-                if (tag == unit_of_key(key) && !graded.count(i)) graded[i] = "lab " + lab.id + " " + key;
+            nlohmann::json j;
+            try {
+                j = nlohmann::json::parse(line);
+            } catch (const std::exception&) {
+                continue;  // not one of its lines
+            }
+            if (!j.is_object() || (!model.empty() && j.value("model", "") != model)) continue;
+            runs.push_back({"lab " + lab.id + " " + j.value("asks", std::string("?")), j.value("model", ""),
+                            j.value("params", std::map<std::string, std::string>{}), j.value("device", "")});
         }
     }
-    for (const auto& [i, which] : graded) {
-        d.quantities[i].value = "(graded: " + which + " — work it out)";
-        d.quantities[i].unit.clear();
+    return runs;
+}
+
+gpulab::models::Derivation calculate_run(const GradedRun& r) {
+    try {
+        return gpulab::models::calculate(r.model, r.params, r.device.empty() ? std::nullopt : std::optional<std::string>(r.device));
+    } catch (const gpulab::models::CalcError& e) {  // a lab definition error, not the student's
+        throw std::logic_error("the calculator run of " + r.asks + " does not compute: " + e.what());
     }
+}
+
+// Whether derivation @p d is at graded run @p r's case: the same model, and every parameter the run names (and its
+// device, when it names one) at the run's value, read from the inputs of both derivations (so a default written
+// out or left to the model is the same input). Parameters the run leaves out do not matter to its questions.
+bool at_case(const gpulab::models::Derivation& d, const GradedRun& r) {
+    if (d.model != r.model) return false;
+    const gpulab::models::Derivation g = calculate_run(r);
+    if (!r.device.empty() && d.device != g.device) return false;
+    for (const auto& [param, value] : r.params) {
+        const gpulab::models::Quantity* want = input_of(g, param);
+        if (want == nullptr)  // a lab definition error, not the student's
+            throw std::logic_error("the calculator run of " + r.asks + " names --" + param + ", which is not an input of " + r.model);
+        const gpulab::models::Quantity* have = input_of(d, param);
+        if (have == nullptr || !same_value(*want, *have)) return false;
+    }
+    return true;
+}
+
+// The graded question a derivation is at the case of ("lab 02 exercise_5_1.*"), or nothing.
+std::optional<std::string> graded_by(const gpulab::models::Derivation& d) {
+    for (const GradedRun& r : graded_runs(d.model))
+        if (at_case(d, r)) return r.asks;
+    return std::nullopt;
+}
+
+// --graded: each graded run as the command that makes it (what an instructor checks the hiding against).
+int print_graded_runs() {
+    for (const GradedRun& r : graded_runs()) {
+        (void)calculate_run(r);  // each one computes, or the lab is at fault
+        std::string cmd = "grader calc " + r.model;
+        for (const auto& [name, value] : r.params) cmd += " --" + name + " " + value;
+        if (!r.device.empty()) cmd += " --device " + r.device;
+        std::cout << r.asks << ": " << cmd << "\n";
+    }
+    return kExitPassed;
+}
+
+// Every number the derivation derives, and every text it concludes, hidden; the inputs and the formulas stay.
+void hide_results(gpulab::models::Derivation& d, const std::string& which) {
+    for (gpulab::models::Quantity& q : d.quantities) {
+        if (q.kind == gpulab::models::QuantityKind::input) continue;
+        q.value = std::string("(graded)");
+        q.unit.clear();
+    }
+    d.note = "these are the inputs of a graded question (" + which +
+             "): the steps are shown, the numbers are yours to work out. At any other inputs everything is shown.";
 }
 
 }  // namespace
@@ -98,7 +141,7 @@ void redact_graded(gpulab::models::Derivation& d) {
 // parsed here rather than by CLI11: --name value (or --name=value); --device, --json, --help.
 int calc_main(const std::vector<std::string>& args) {
     namespace m = gpulab::models;
-    const std::string usage = "usage: grader calc --list | grader calc MODEL --help | "
+    const std::string usage = "usage: grader calc --list | grader calc --graded | grader calc MODEL --help | "
                               "grader calc MODEL [--param value ...] [--device NAME] [--json]\n";
     if (args.empty() || args[0] == "--help" || args[0] == "-h") {
         std::cout << usage << "\n" << m::calc_list();
@@ -109,6 +152,7 @@ int calc_main(const std::vector<std::string>& args) {
         return kExitPassed;
     }
     try {
+        if (args[0] == "--graded") return print_graded_runs();
         const std::string model = args[0];
         std::map<std::string, std::string> params;
         std::optional<std::string> device;
@@ -139,7 +183,7 @@ int calc_main(const std::vector<std::string>& args) {
             return kExitPassed;
         }
         m::Derivation d = m::calculate(model, params, device);
-        redact_graded(d);
+        if (const std::optional<std::string> which = graded_by(d)) hide_results(d, *which);
         if (json) std::cout << m::to_json(d).dump(2) << "\n";
         else std::cout << m::to_text(d);
         return kExitPassed;

@@ -190,6 +190,24 @@ void Lab::choice_measured(std::string key, std::string question, std::vector<std
     add({key, key, CheckKind::answer, points, false}, std::move(e));
 }
 
+void Lab::graded_calc(std::string asks, CalcRun run) {
+    graded_calcs_.push_back([asks = std::move(asks), run = std::move(run)](const Context&) { return GradedCalc{asks, run}; });
+}
+
+void Lab::graded_calc_for_case(std::string case_name, std::string asks, std::function<CalcRun(const CaseValues&)> run_fn) {
+    const auto it = cases_.find(case_name);
+    if (it == cases_.end()) throw std::logic_error("calculator run for '" + asks + "' names the undeclared case '" + case_name + "'");
+    graded_calcs_.push_back([case_name, params = it->second.params, asks = std::move(asks), fn = std::move(run_fn)](const Context& ctx) {
+        return GradedCalc{asks, fn(ctx.case_values(case_name, params))};
+    });
+}
+
+std::vector<GradedCalc> Lab::graded_calcs(const Context& ctx) const {
+    std::vector<GradedCalc> out;
+    for (const auto& make : graded_calcs_) out.push_back(make(ctx));
+    return out;
+}
+
 void Lab::correctness(std::string id, std::string title, double points,
                       std::function<CorrectnessResult(Context&)> fn) {
     Entry e;

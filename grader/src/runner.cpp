@@ -244,6 +244,12 @@ std::string slip_hint(double given, double key, double rel_tol) {
         const char* looks_like;
     };
     static const Slip slips[] = {
+        {1e3, "a factor of 1000: one unit prefix apart (bytes and KB, ms and µs, µs and ns, GB/s and TB/s)?"},
+        {1024.0, "a factor of 1024: one binary prefix apart (bytes and KiB, KiB and MiB)?"},
+        {1e6, "a factor of 10^6: two unit prefixes apart (bytes and MB, ms and ns)?"},
+        {1048576.0, "a factor of 2^20: bytes and MiB (or KiB and GiB)?"},
+        {1e9, "a factor of 10^9: bytes and GB, or FLOP and GFLOP?"},
+        {1073741824.0, "a factor of 2^30: bytes and GiB?"},
         {1.024, "binary vs decimal units: KiB (1024 bytes) and KB (1000 bytes) mixed up?"},
         {1.048576, "binary vs decimal units: MiB (2^20 bytes) and MB (10^6 bytes) mixed up?"},
         {1.073741824, "binary vs decimal units: GiB (2^30 bytes) and GB (10^9 bytes) mixed up?"},
@@ -258,6 +264,10 @@ std::string slip_hint(double given, double key, double rel_tol) {
     const bool whole = key == std::round(key) && given == std::round(given);
     if (whole && std::fabs(given - key) == 1)
         return "off by one: rounded the wrong way (a count of blocks or tiles rounds up: ceil, not floor)?";
+    // An exact whole-number key is a count (blocks, rounds, warps, calls): a fraction is never one.
+    if (rel_tol == 0 && key == std::round(key) && given != std::round(given))
+        return "this asks for a count, a whole number: round your result (a count of blocks or tiles that must hold "
+               "everything rounds up)";
     return "";
 }
 
@@ -575,24 +585,18 @@ int run_profile_target(const std::string& name, void (*register_fn)(Lab&), const
     return 0;
 }
 
-// --which-keys: which numeric questions each of the numbers answers, one line each ("NUMBER KEY").
-void print_which_keys(const std::string& numbers, void (*register_fn)(Lab&), const RunnerOptions& opts) {
+// --graded-calcs: the calculator runs that work this lab's graded questions (Lab::graded_calc), at the stated cases
+// or, with --student, at that student's: one JSON object a line ({"asks", "model", "params", "device"}).
+void print_graded_calcs(void (*register_fn)(Lab&), const RunnerOptions& opts) {
     Lab lab(opts.seed);
     register_fn(lab);
     Context ctx;
     ctx.student = opts.student;
     ctx.course_seed = opts.course_seed;
-    for (const std::string& text : split(numbers)) {
-        char* end = nullptr;
-        const double v = std::strtod(text.c_str(), &end);
-        if (end == nullptr || *end != '\0') continue;
-        for (std::size_t i = 0; i < lab.checks().size(); ++i) {
-            const AnswerDecl& a = lab.entries()[i].answer;
-            // A key measured on the GPU has no value here (and a calculator cannot give it away).
-            if (lab.checks()[i].kind != CheckKind::answer || !a.number_key || a.needs_ceilings) continue;
-            if (answers_key(v, a.number_key(ctx), a.rel_tol)) std::printf("%s %s\n", text.c_str(), lab.checks()[i].id.c_str());
-        }
-    }
+    for (const GradedCalc& g : lab.graded_calcs(ctx))
+        std::printf("%s\n", nlohmann::json{{"asks", g.asks}, {"model", g.run.model}, {"params", g.run.params}, {"device", g.run.device}}
+                                .dump()
+                                .c_str());
 }
 
 // A runner the grader starts has nothing on its command line: its parameters came on the key pipe, before any of
@@ -695,10 +699,10 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
     std::string profile_target;
     app.add_option("--profile-target", profile_target,
                    "Run only this profile target of the lab (for a profiler started by a check), then stop");
-    std::string which_keys;
-    app.add_option("--which-keys", which_keys,
-                   "Print which numeric questions each of these numbers (comma-separated) answers, and stop (the "
-                   "grader's calculator uses it to leave graded answers out of its output)");
+    bool graded_calcs = false;
+    app.add_flag("--graded-calcs", graded_calcs,
+                 "Print the calculator runs that work this lab's graded questions, and stop (at exactly their inputs "
+                 "the grader's calculator shows the method, not the numbers)");
     if (const int code = parse_runner_params(app, argc, argv, opts); code >= 0) return code;
     if (!read_side_files(opts, ceilings_file)) return 2;
     // The code runner's sandbox, observer and graded code, in that order (GpuHooks::prepare).
@@ -719,8 +723,8 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
         return 2;
     }
     Emitter emitter(out);
-    if (!which_keys.empty()) {
-        print_which_keys(which_keys, register_fn, opts);
+    if (graded_calcs) {
+        print_graded_calcs(register_fn, opts);
         return 0;
     }
     try {

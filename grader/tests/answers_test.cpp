@@ -330,9 +330,22 @@ TEST_CASE("A wrong number that looks like a common slip gets a hint, never the k
     CHECK(slip_hint(0.21, 21.0, 0.01).find("percentage") != std::string::npos);
     CHECK(slip_hint(21.0, 0.21, 0.01).find("too large") != std::string::npos);
     CHECK(slip_hint(3, 4, 0).find("ceil") != std::string::npos);
+    // Whole prefixes: 12000 bytes given in KiB (11.71875) or in KB (12), 20 µs given in ms, MiB and GiB for bytes.
+    CHECK(slip_hint(11.71875, 12000, 0).find("1024") != std::string::npos);
+    CHECK(slip_hint(11.71875, 12000, 0).find("too small") != std::string::npos);
+    CHECK(slip_hint(12, 12000, 0).find("1000") != std::string::npos);
+    CHECK(slip_hint(0.02, 20, 0.005).find("ms and µs") != std::string::npos);
+    CHECK(slip_hint(20000, 20, 0.005).find("too large") != std::string::npos);
+    CHECK(slip_hint(96, 96.0 * 1048576, 0).find("2^20") != std::string::npos);
+    CHECK(slip_hint(96, 96e6, 0).find("10^6") != std::string::npos);
+    CHECK(slip_hint(3, 3e9, 0.005).find("10^9") != std::string::npos);
+    CHECK(slip_hint(3, 3.0 * 1073741824, 0).find("2^30") != std::string::npos);
+    // A count answered with a fraction (an exact whole key); a whole key with a tolerance is not a count.
+    CHECK(slip_hint(3.5, 4, 0).find("whole number") != std::string::npos);
+    CHECK(slip_hint(3.5, 4, 0.01).empty());
     // Nothing that is merely wrong, and no hint that prints the key.
     CHECK(slip_hint(157.7, key, 0.001).empty());
-    CHECK(slip_hint(3.5, 4, 0).empty());
+    CHECK(slip_hint(11.71875, 12000, 0).find("12000") == std::string::npos);
     CHECK(slip_hint(key * 3, key, 0.01).empty());
     CHECK(slip_hint(key * 2, key, 0.01).find("156") == std::string::npos);
     CHECK(slip_hint(1, 0, 0).empty());

@@ -1,7 +1,7 @@
 #!/usr/bin/env sh
 # printed_keys_test.sh SOURCE_DIR WORK PYTHON GRADER
 # No lab's handout or answers.toml prints the answer to one of its graded questions, nor does `grader calc`
-# for the graded parameters (grader/scripts/check_printed_keys.py); and the check can fail: a copy of lab 00
+# for the graded parameters (the chapter's cases below, and every run the labs declare: `grader calc --graded`) (grader/scripts/check_printed_keys.py); and the check can fail: a copy of lab 00
 # with the answer to its stated case planted in the handout, and one with it in an answers.toml comment,
 # must be caught.
 set -u
@@ -37,6 +37,15 @@ done <<'CALLS'
 04 bank-rounds --element-bytes 2
 04 bank-rounds --width 80 --pad 3 --element-bytes 2
 CALLS
+# ... and every run a lab declares as working its graded questions (`grader calc --graded`), as listed.
+"$grader" calc --graded > "$work/graded.txt" || { echo "FAIL: grader calc --graded"; exit 1; }
+while IFS= read -r line; do
+  lab=${line#lab }; lab=${lab%% *}
+  args=${line#*: grader calc }
+  i=$((i + 1))
+  eval "\"$grader\" calc $args" > "$work/calc$i.txt" || { echo "FAIL: grader calc $args"; exit 1; }
+  outputs="$outputs $lab:$work/calc$i.txt"
+done < "$work/graded.txt"
 # shellcheck disable=SC2086
 "$python" "$check" "$src" $outputs || exit 1
 # ... and a calculator output that showed an answer would be caught.

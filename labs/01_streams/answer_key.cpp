@@ -1,6 +1,7 @@
 // FROZEN: do not edit. Lab 01's answer key: every value comes from the models (labs_models), none is
 // stored. The chapter's worked cases keep their keys (0.5 points each); most points are on the case
 // "stream", which answers.toml states and `grader --student ID` draws per student.
+#include <charconv>
 #include <string>
 #include <vector>
 
@@ -73,4 +74,15 @@ void register_answers(Lab& lab) {
                         [=](const CaseValues& v) { return models::stream_pipeline_time_us(v.at("chunks"), stages(v)); });
     lab.number_for_case("stream", "case.one_slot_us", "Overlapped as far as one device slot allows (µs)", 3.5, 0.0,
                         [=](const CaseValues& v) { return models::stream_pipeline_time_us(v.at("chunks"), stages(v), 1); });
+
+    // The calculator run that works Example 5-2's speed-up (Amdahl: the kernel is 20 µs of the 35 µs critical path,
+    // made 4x faster): where `grader calc` has these two values it shows the method, not the numbers. The
+    // calculator has no model of a transfer, a three-stage stream pipeline or a compile's cost: the other questions
+    // have no run.
+    const auto exact = [](double x) {  // the shortest text that reads back as x
+        char buf[32];
+        return std::string(buf, std::to_chars(buf, buf + sizeof buf, x).ptr);
+    };
+    lab.graded_calc("example_5_2.overall_speedup",
+                    {.model = "amdahl", .params = {{"fraction", exact(20 / result_at_us(20))}, {"speedup", exact(20.0 / 5)}}});
 }

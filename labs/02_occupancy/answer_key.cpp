@@ -1,6 +1,7 @@
 // FROZEN: do not edit. Lab 02's answer key: every value comes from the models (labs_models), none is
 // stored. The chapter's worked cases keep their keys (0.5 points each); most points are on the case
 // "kernel", which answers.toml states and `grader --student ID` draws per student.
+#include <charconv>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -125,4 +126,44 @@ void register_answers(Lab& lab) {
                         [=](const CaseValues& v) {
                             return double(little(mine(v), double(v.at("latency_ns")), int(v.at("loads"))).warps_needed);
                         });
+
+    // The calculator runs that work these questions, each naming the parameters its questions depend on: wherever
+    // `grader calc` has them at these values it shows the method, not the numbers. Each kernel's occupancy (on the
+    // H100's SM), then Little's law with its resident warps at the H100's bandwidth and SM count and 16 B per lane
+    // per load, as little() takes them (warps per block only turn warps into blocks: no question's).
+    const auto occupancy_run = [](const models::BlockFootprint& b) {
+        return CalcRun{.model = "occupancy",
+                       .params = {{"threads", std::to_string(b.threads)}, {"regs", std::to_string(b.regs_per_thread)},
+                                  {"smem-bytes", std::to_string(b.smem_bytes)}},
+                       .device = "H100"};
+    };
+    const auto exact = [](double x) {  // the shortest text that reads back as x
+        char buf[32];
+        return std::string(buf, std::to_chars(buf, buf + sizeof buf, x).ptr);
+    };
+    const auto little_run = [=](const models::Occupancy& o, std::int64_t latency_ns, int loads_per_warp) {
+        return CalcRun{.model = "littles-law",
+                       .params = {{"bandwidth-gbps", exact(h100_spec().memory_bandwidth_gbps)},
+                                  {"sm-count", std::to_string(h100_spec().sm_count)},
+                                  {"latency-ns", std::to_string(latency_ns)}, {"loads-per-warp", std::to_string(loads_per_warp)},
+                                  {"bytes-per-load", std::to_string(models::LittlesLawInput{}.bytes_per_thread_per_load)},
+                                  {"warps", std::to_string(o.resident_warps)}}};
+    };
+    lab.graded_calc("section_5_1_5.resident_blocks, section_5_1_5.occupancy", occupancy_run(kSection));
+    lab.graded_calc("section_5_1_5.bytes_needed_per_sm_kb, section_5_1_5.bytes_available_kib, section_5_1_5.coverage",
+                    little_run(section(), 600, 4));
+    lab.graded_calc("slow_memory.*", little_run(section(), 1000, 2));
+    lab.graded_calc("exercise_5_1.smem_per_block_kib, exercise_5_1.blocks_by_*, exercise_5_1.occupancy, exercise_5_1.limiter",
+                    occupancy_run(kExercise));
+    lab.graded_calc("exercise_5_1.regs64_blocks_by_regs, exercise_5_1.regs64_occupancy, exercise_5_1.regs64_limiter",
+                    occupancy_run(kExercise64));
+    lab.graded_calc("exercise_5_1.regs64_inflight_kib, exercise_5_1.regs64_coverage", little_run(ex64(), 600, 4));
+    // A 128x128x64 block's FLOPs are those of a GEMM of that size (tile-traffic's flop, whatever its tiles).
+    lab.graded_calc("mma.flop_per_tile", {.model = "tile-traffic", .params = {{"m", "128"}, {"k", "64"}, {"n", "128"}}});
+    lab.graded_calc_for_case("kernel", "case.resident_blocks, case.occupancy, case.smem_free_kib", [=](const CaseValues& v) {
+        return occupancy_run({int(v.at("threads")), int(v.at("regs")), v.at("smem_kib") * 1024});
+    });
+    lab.graded_calc_for_case("kernel", "case.coverage, case.warps_needed", [=](const CaseValues& v) {
+        return little_run(mine(v), v.at("latency_ns"), int(v.at("loads")));
+    });
 }

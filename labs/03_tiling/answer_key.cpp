@@ -2,6 +2,9 @@
 // datasets (Qwen3-8B's shape, the H100 and RTX PRO 6000 figures); none is stored. The chapter's worked
 // cases keep their keys (0.4 points each); most points are on the case "tile", which answers.toml states
 // and `grader --student ID` draws per student.
+#include <string>
+#include <utility>
+
 #include "grader/lab.hpp"
 #include "labs/math.hpp"
 #include "labs/models/datasets.hpp"
@@ -117,4 +120,45 @@ void register_answers(Lab& lab) {
                             return double(models::tiling_report(shape(v), tile(v), models::load_device("RTX PRO 6000"))
                                               .resident_tiles_per_sm);
                         });
+
+    // The calculator runs that work these questions (tile-traffic), each naming the parameters its questions depend
+    // on: wherever `grader calc` has them at these values it shows the method, not the numbers. A tile's local
+    // storage depends on the tile and the element sizes; the traffic and intensity on the GEMM's shape, the tile's
+    // m x n and the element sizes (the FLOPs on the shape alone); an MFU ceiling or a count of resident sets also on
+    // the device. (A run naming fewer parameters is listed before one whose inputs it would also match.)
+    const auto tiling_run = [](const models::GemmShape& g, const models::Tile& t, bool storage, bool traffic,
+                               std::string device) {
+        CalcRun run{.model = "tile-traffic", .device = std::move(device)};
+        run.params["in-bytes"] = std::to_string(g.a_bytes);  // A and W alike
+        run.params["tile-m"] = std::to_string(t.m);
+        run.params["tile-n"] = std::to_string(t.n);
+        if (storage) {
+            run.params["tile-k"] = std::to_string(t.k);
+            run.params["buffers"] = "1";
+            run.params["acc-bytes"] = std::to_string(g.acc_bytes);
+        }
+        if (traffic) {
+            run.params["m"] = std::to_string(g.m);
+            run.params["k"] = std::to_string(g.k);
+            run.params["n"] = std::to_string(g.n);
+            run.params["out-bytes"] = std::to_string(g.c_bytes);
+        }
+        return run;
+    };
+    lab.graded_calc("experiment_5_1.resident_sets_rtx_pro_6000",
+                    tiling_run(running(), {64, 128, kStep}, true, false, "RTX_PRO_6000"));
+    lab.graded_calc_for_case("tile", "case.resident_sets_rtx_pro_6000", [=](const CaseValues& v) {
+        return tiling_run(shape(v), tile(v), true, false, "RTX_PRO_6000");
+    });
+    lab.graded_calc("gemm.gflop, example_5_3.local_kib_64x64, traffic.mib_64x64, intensity.flop_per_byte_64x64",
+                    tiling_run(running(), {64, 64, kStep}, true, true, ""));
+    lab.graded_calc("example_5_3.local_kib_128x128, traffic.mib_128x128, mfu_ceiling.h100_128x128",
+                    tiling_run(running(), {128, 128, kStep}, true, true, "H100"));
+    lab.graded_calc("traffic.mib_32x32", tiling_run(running(), {32, 32, kStep}, false, true, ""));
+    lab.graded_calc("experiment_5_1.local_kib, experiment_5_1.reads_a_mib, experiment_5_1.reads_w_mib, experiment_5_1.total_mib",
+                    tiling_run(running(), {64, 128, kStep}, true, true, ""));
+    // The AKG example: its input reads are a_read_bytes + w_read_bytes.
+    lab.graded_calc("akg.tiled_reads_gib", tiling_run(akg(), {64, 64, kStep}, false, true, ""));
+    lab.graded_calc_for_case("tile", "case.local_kib, case.traffic_mib, case.intensity, case.mfu_ceiling_h100",
+                             [=](const CaseValues& v) { return tiling_run(shape(v), tile(v), true, true, "H100"); });
 }

@@ -84,4 +84,27 @@ void register_answers(Lab& lab) {
                         [](const CaseValues& v) {
                             return double(models::tiled_transpose_extra_rounds(v.at("rows"), v.at("cols"), kTile));
                         });
+
+    // The calculator runs that work these questions (bank-rounds: lane i reads row i of column 0 of a tile of 32 rows
+    // of `width` elements, `pad` more per row), each naming the parameters its questions depend on: wherever
+    // `grader calc` has them at these values it shows the method, not the numbers. A row read is the column read of
+    // a one-element-wide tile (rows 1 element apart). A tile's bytes do not depend on the swizzle.
+    const auto rounds = [](std::int64_t width, std::int64_t pad, int element_bytes, bool swizzle = false) {
+        return CalcRun{.model = "bank-rounds",
+                       .params = {{"lanes", std::to_string(kTile)}, {"width", std::to_string(width)}, {"pad", std::to_string(pad)},
+                                  {"element-bytes", std::to_string(element_bytes)}, {"swizzle", swizzle ? "1" : "0"}}};
+    };
+    lab.graded_calc("banks.row_read_rounds_fp32_32x32", rounds(1, 0, 4));
+    lab.graded_calc("banks.column_read_rounds_fp32_32x32", rounds(kTile, 0, 4));
+    lab.graded_calc("banks.column_read_rounds_padded_33, banks.padded_tile_bytes, banks.padding_overhead_percent",
+                    rounds(kTile, 1, 4));
+    lab.graded_calc("banks.column_read_rounds_padded_34", rounds(kTile, 2, 4));
+    lab.graded_calc("banks.column_read_rounds_swizzled, banks.swizzle_extra_bytes", rounds(kTile, 0, 4, true));
+    lab.graded_calc("banks.column_read_rounds_bf16_32x32", rounds(kTile, 0, 2));
+    lab.graded_calc_for_case("tile", "case.tile_bytes, case.overhead_percent (and column 0 of case.columns_extra_rounds)",
+                             [=](const CaseValues& v) {
+                                 CalcRun run = rounds(v.at("width"), v.at("pad"), int(v.at("bytes")));
+                                 run.params.erase("swizzle");
+                                 return run;
+                             });
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "grader/lab.hpp"
+#include "labs/models/datasets.hpp"
 #include "labs/models/fusion.hpp"
 #include "labs/models/units.hpp"
 #include "labs/numeric.hpp"
@@ -124,4 +125,38 @@ void register_answers(Lab& lab) {
                         });
     lab.number_for_case("chain", "case.cuts", "Ways to cut a chain of `ops` element-wise operators into kernels", 2, 0.0,
                         [](const CaseValues& v) { return double(models::chain_split_count(int(v.at("ops")))); });
+
+    // The calculator runs that work these questions, each naming the parameters its questions depend on: wherever
+    // `grader calc` has them at these values it shows the method, not the numbers. Every fusion-chain run shows the
+    // all-separate and all-fused bytes whatever its split, so a chain's bytes and peaks are one run of its rows and
+    // width (any split). min_rows depends on the width, the overhead and the device's bandwidth, not on the rows: the
+    // stated case's is a run of its own, on the device whose bandwidth the case states (3350 GB/s: the H100's);
+    // Experiment 5-2's (5 µs at 1792 GB/s: the model's defaults) goes with the running example's bytes, whose run it
+    // would otherwise also match. The model's chain has 2 or 3 operators: the cut counts of longer chains are not its.
+    const auto device_at = [](std::int64_t gbps) -> std::string {
+        for (const std::string& key : models::device_keys())
+            if (models::load_device(key).memory_bandwidth_gbps == double(gbps)) return key;
+        return "";  // none has it: any device (the run then hides the case's width and overhead everywhere)
+    };
+    const auto chain_run = [](int quant_bytes, std::int64_t rows, std::int64_t width) {
+        return CalcRun{.model = "fusion-chain",
+                       .params = {{"rows", std::to_string(rows)}, {"width", std::to_string(width)}, {"act-bytes", "2"},
+                                  {"quant-bytes", std::to_string(quant_bytes)}}};
+    };
+    lab.graded_calc("example_5_4.*", chain_run(0, kRows, kWidth));
+    lab.graded_calc("chain.*, peak.*, experiment_5_2.min_rows", chain_run(1, kRows, kWidth));
+    const models::QuantGemmCase example_5_8{};
+    lab.graded_calc("example_5_8.*", {.model = "quant-gemm",
+                                      .params = {{"m", std::to_string(example_5_8.m)}, {"k", std::to_string(example_5_8.k)},
+                                                 {"n", std::to_string(example_5_8.n)},
+                                                 {"tile-m", std::to_string(example_5_8.tile_m)},
+                                                 {"tile-n", std::to_string(example_5_8.tile_n)}}});
+    lab.graded_calc_for_case("chain", "case.bytes_*, case.peak_separate_mib",
+                             [=](const CaseValues& v) { return chain_run(1, v.at("rows"), v.at("width")); });
+    lab.graded_calc_for_case("chain", "case.min_rows", [=](const CaseValues& v) {
+        return CalcRun{.model = "fusion-chain",
+                       .params = {{"width", std::to_string(v.at("width"))}, {"act-bytes", "2"}, {"quant-bytes", "1"},
+                                  {"overhead-us", std::to_string(v.at("overhead_us"))}},
+                       .device = device_at(v.at("gbps"))};
+    });
 }

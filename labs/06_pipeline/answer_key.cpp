@@ -2,6 +2,8 @@
 // stored. The chapter's worked cases keep their keys (0.5 points each); most points are on the case
 // "pipeline", which answers.toml states and `grader --student ID` draws per student.
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -101,4 +103,29 @@ void register_answers(Lab& lab) {
     lab.number_for_case("pipeline", "case.last_slot_wait_us",
                         "How long the mover waits for a slot before moving the last block (µs)", 3.75, 0.02,
                         [=](const CaseValues& v) { return sim(v).blocks.back().slot_wait_us; });
+
+    // The calculator runs that work these questions (pipeline: blocks, move and compute time per block, slots), each
+    // naming the parameters its questions depend on: wherever `grader calc` has them at these values it shows the
+    // method, not the numbers. A pipeline's serial time and T_pipe do not depend on its slots, so each case is one
+    // run of its blocks and stage times, any slots. Example 5-5 at the key's t_m and t_c, and at those to two
+    // decimals, as the chapter gives them (1.29 µs and 0.28 µs, the model's defaults: within the tolerances).
+    const auto exact = [](double x) {  // the shortest text that reads back as x
+        char buf[32];
+        return std::string(buf, std::to_chars(buf, buf + sizeof buf, x).ptr);
+    };
+    const auto pipeline_run = [=](std::int64_t blocks, double move_us, double compute_us) {
+        return CalcRun{.model = "pipeline",
+                       .params = {{"blocks", std::to_string(blocks)}, {"move-us", exact(move_us)},
+                                  {"compute-us", exact(compute_us)}}};
+    };
+    for (const bool rounded : {false, true}) {
+        const auto as_given = [rounded](double us) { return rounded ? std::round(us * 100) / 100 : us; };
+        lab.graded_calc("pipeline_5_3_2.serial_4_blocks_us, pipeline_5_3_2.*_slots_4_blocks_us, "
+                        "pipeline_5_3_2.compute_busy_fraction",
+                        pipeline_run(4, as_given(t_m()), as_given(t_c())));
+        lab.graded_calc("pipeline_5_3_2.t_pipe_10_blocks_us", pipeline_run(10, as_given(t_m()), as_given(t_c())));
+    }
+    lab.graded_calc_for_case("pipeline", "case.*", [=](const CaseValues& v) {
+        return pipeline_run(v.at("blocks"), v.at("move_ns") / 1e3, v.at("compute_ns") / 1e3);
+    });
 }

@@ -1,7 +1,9 @@
 // FROZEN: do not edit. Lab 07's answer key: every value comes from the models (labs_models), none is
 // stored. The chapter's worked cases keep their keys (0.5 points each); most points are on the case
 // "flash", which answers.toml states and `grader --student ID` draws per student.
+#include <charconv>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "grader/lab.hpp"
@@ -77,4 +79,44 @@ void register_answers(Lab& lab) {
                                 {std::int64_t(v.at("seq_len")), std::int64_t(v.at("head_dim"))});
                             return m.total_bytes / flash(v).traffic_bytes;
                         });
+
+    // The calculator runs that work these questions, each naming the parameters its questions depend on: wherever
+    // `grader calc` has them at these values it shows the method, not the numbers. online-softmax compares its scores
+    // and values as typed: the key's, each written as the shortest text that reads back as it (so Example 5-6's are
+    // the model's defaults); the state after the whole row does not depend on the block size.
+    const auto exact = [](double x) {
+        char buf[32];
+        return std::string(buf, std::to_chars(buf, buf + sizeof buf, x).ptr);
+    };
+    const auto softmax_run = [=](std::size_t elements) {
+        const std::vector<double> scores{0.0, std::log(2.0), std::log(4.0)}, values{1.0, 3.0, 5.0};
+        std::string s, u;
+        for (std::size_t i = 0; i < elements; ++i) {
+            s += (i ? "," : "") + exact(scores[i]);
+            u += (i ? "," : "") + exact(values[i]);
+        }
+        return CalcRun{.model = "online-softmax", .params = {{"scores", s}, {"values", u}}};
+    };
+    lab.graded_calc("example_5_6.result", softmax_run(2));
+    lab.graded_calc("experiment_5_3.m_after_three, experiment_5_3.l_after_three, experiment_5_3.u_after_three, "
+                    "experiment_5_3.result",
+                    softmax_run(3));
+    const auto capacity_run = [](std::int64_t seq_len, std::int64_t head_dim, std::int64_t kv_rows, int prefetch_slots) {
+        return CalcRun{.model = "attention-capacity",
+                       .params = {{"seq-len", std::to_string(seq_len)}, {"head-dim", std::to_string(head_dim)},
+                                  {"kv-rows", std::to_string(kv_rows)}, {"budget-bytes", std::to_string(kBudgetBytes)},
+                                  {"prefetch-slots", std::to_string(prefetch_slots)}}};
+    };
+    for (const int b : {1, 64, 128}) {
+        const std::string s = std::to_string(b);
+        lab.graded_calc("capacity.a_b" + s + ", capacity.passes_b" + s + ", capacity.traffic_mib_b" + s +
+                            (b == 64 ? ", materialized.s_and_p_traffic_gib (4 · score_matrix_bytes)" : ""),
+                        capacity_run(8192, 128, b, 0));
+    }
+    lab.graded_calc("experiment_5_3.a_with_prefetch_b64, experiment_5_3.passes_with_prefetch_b64, "
+                    "experiment_5_3.traffic_mib_with_prefetch_b64",
+                    capacity_run(8192, 128, 64, 1));
+    lab.graded_calc_for_case("flash", "case.*", [=](const CaseValues& v) {
+        return capacity_run(v.at("seq_len"), v.at("head_dim"), v.at("kv_rows"), 0);
+    });
 }

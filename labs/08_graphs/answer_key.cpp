@@ -2,6 +2,8 @@
 // stored. The chapter's worked cases keep their keys (0.5 points each); most points are on the case "replay",
 // which answers.toml states and `grader --student ID` draws per student.
 #include <algorithm>
+#include <charconv>
+#include <string>
 
 #include "grader/lab.hpp"
 #include "labs/models/datasets.hpp"
@@ -80,4 +82,47 @@ void register_answers(Lab& lab) {
                             return models::to_mib(models::graph_break_even_input_bytes(
                                 std::max(saving_us, 0.0), ctx.ceiling("d2d_copy_gbps").value_or(0)));
                         });
+
+    // The calculator runs that work these questions, each naming the parameters its questions depend on: wherever
+    // `grader calc` has them at these values it shows the method, not the numbers. Example 5-10 is a pipeline of host
+    // (move) and device (compute) stages, whose serial time and T_pipe do not depend on its slots. In
+    // graph-breakeven a step's time with its copy depends on the compute, the preparation, the input and the
+    // bandwidth; the break-even input on the host wait, the preparation and the bandwidth (the compute cancels); the
+    // eager step on the compute and the host wait. The bandwidth is named as a number: a device's, or typed.
+    const auto exact = [](double x) {  // the shortest text that reads back as x
+        char buf[32];
+        return std::string(buf, std::to_chars(buf, buf + sizeof buf, x).ptr);
+    };
+    const auto segments = [=](double host_us, double device_us) {
+        return CalcRun{.model = "pipeline",
+                       .params = {{"blocks", "100"}, {"move-us", exact(host_us)}, {"compute-us", exact(device_us)}}};
+    };
+    lab.graded_calc("example_5_10.serial_us, example_5_10.pipelined_us", segments(20, 20));
+    lab.graded_calc("example_5_10.fast_device_us", segments(20, 5));
+    lab.graded_calc("example_5_10.fast_both_us", segments(5, 5));
+    constexpr int kWithCopy = 1, kBreakEven = 2, kEager = 4;  // what a run's questions ask of the step
+    const auto replay_run = [=](const models::GraphReplayInput& in, int asks) {
+        CalcRun run{.model = "graph-breakeven"};
+        if (asks & (kWithCopy | kEager)) run.params["compute-us"] = exact(in.compute_us);
+        if (asks & (kBreakEven | kEager)) run.params["host-wait-us"] = exact(in.host_wait_us);
+        if (asks & (kWithCopy | kBreakEven)) {
+            run.params["graph-prep-us"] = exact(in.graph_prep_us);
+            run.params["bandwidth-gbps"] = exact(in.bandwidth_gbps);
+        }
+        if (asks & kWithCopy) run.params["input-bytes"] = exact(in.input_bytes);
+        return run;
+    };
+    // Example 5-11's step, as example_5_11() takes it.
+    const auto step = [](double input_mib, const char* device) {
+        return models::GraphReplayInput{20, 20, 5, input_mib * gpulab::kMiB, models::load_device(device).memory_bandwidth_gbps};
+    };
+    lab.graded_calc("example_5_11.small_input_total_us, example_5_11.breakeven_mib",
+                    replay_run(step(2, "RTX_PRO_6000"), kWithCopy | kBreakEven));
+    lab.graded_calc("example_5_11.large_input_total_us", replay_run(step(16, "RTX_PRO_6000"), kWithCopy));
+    lab.graded_calc("experiment_5_8.rtx4090_breakeven_mib", replay_run(step(2, "RTX_4090"), kBreakEven));
+    lab.graded_calc_for_case("replay", "case.*", [=](const CaseValues& v) {
+        return replay_run({double(v.at("compute_us")), double(v.at("wait_us")), double(v.at("prep_us")),
+                           v.at("input_mib") * gpulab::kMiB, double(v.at("gbps"))},
+                          kWithCopy | kBreakEven | kEager);
+    });
 }

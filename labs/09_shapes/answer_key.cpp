@@ -1,8 +1,11 @@
 // FROZEN: do not edit. Lab 09's answer key: every value comes from the models (labs_models), none is
 // stored. The chapter's worked cases keep their keys (0.5 points each); most points are on the case "groups",
 // which answers.toml states and `grader --student ID` draws per student.
+#include <charconv>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "grader/lab.hpp"
@@ -114,4 +117,59 @@ void register_answers(Lab& lab) {
                         [=](const CaseValues& v) { return value_of(strategies(v).generic_to_bucketed); });
     lab.number_for_case("groups", "case.special_beats_bucket_from", "Groups from which specialised beats bucketed", 2.375, 0.0,
                         [=](const CaseValues& v) { return value_of(strategies(v).bucketed_to_specialized); });
+
+    // The calculator runs that work these questions, each naming the parameters its questions depend on: wherever
+    // `grader calc` has them at these values it shows the method, not the numbers. Numbers as the shortest text that
+    // reads back as the key's; a group's rows as the model writes them, repeats folded ("8*256,1536,2048", the
+    // model's default, is Example 5-12's). In shape-mix a mean time depends on the fraction and its kernel's two
+    // times, the break-even fraction on the four times; autotune-payback's calls on the search and the saving.
+    const auto exact = [](double x) {
+        char buf[32];
+        return std::string(buf, std::to_chars(buf, buf + sizeof buf, x).ptr);
+    };
+    // The old kernel's times (10 µs for A and B) named when a question needs them; the fraction of A when one does.
+    const auto mix_run = [=](std::optional<double> fraction_a, double new_a_us, double new_b_us, bool old_times = true) {
+        CalcRun run{.model = "shape-mix", .params = {{"new-a-us", exact(new_a_us)}, {"new-b-us", exact(new_b_us)}}};
+        if (fraction_a) run.params["fraction-a"] = exact(*fraction_a);
+        if (old_times) run.params["old-a-us"] = run.params["old-b-us"] = exact(10);
+        return run;
+    };
+    lab.graded_calc("example_5_9.p_threshold, example_5_9.once_each_new_us, experiment_5_6.mean_new_us_p_half",
+                    mix_run(0.5, 5, 20));
+    lab.graded_calc("example_5_9.mix_100a_1b_new_us, example_5_9.mix_100a_1b_old_us", mix_run(100.0 / 101, 5, 20));
+    lab.graded_calc("experiment_5_6.mean_new_us_p_nine_tenths", mix_run(0.9, 5, 20, false));
+    // Dispatching by shape: A on the new kernel, B on the old, 1 µs more per call.
+    lab.graded_calc("experiment_5_6.dispatch_better_above_p", mix_run(std::nullopt, 5 + 1, 10 + 1));
+    const auto bucketing_run = [=](const models::ShapeStrategiesInput& in) {
+        const auto counts = [](const std::vector<std::int64_t>& xs) {
+            std::string out;
+            for (std::size_t i = 0; i < xs.size();) {
+                std::size_t j = i;
+                while (j < xs.size() && xs[j] == xs[i]) ++j;
+                out += (out.empty() ? "" : ",") + (j - i > 1 ? std::to_string(j - i) + "*" : std::string()) +
+                       std::to_string(xs[i]);
+                i = j;
+            }
+            return out;
+        };
+        return CalcRun{.model = "bucketing",
+                       .params = {{"rows", counts(in.rows)}, {"buckets", counts(in.buckets)},
+                                  {"hidden", std::to_string(in.hidden)}, {"ffn", std::to_string(in.ffn)},
+                                  {"generic-tflops", exact(in.generic_tflops)}, {"bucketed-tflops", exact(in.bucketed_tflops)},
+                                  {"specialized-tflops", exact(in.specialized_tflops)},
+                                  {"generic-prep-ms", exact(in.generic_prep_ms)}, {"bucketed-prep-ms", exact(in.bucketed_prep_ms)},
+                                  {"specialized-prep-ms", exact(in.specialized_prep_ms)}}};
+    };
+    lab.graded_calc("example_5_12.*", bucketing_run(group_of(8)));
+    lab.graded_calc("experiment_5_7.rows_actual, experiment_5_7.rows_bucketed, experiment_5_7.generic_vs_bucketed_from, "
+                    "experiment_5_7.bucketed_vs_specialized_from, experiment_5_7.generic_vs_specialized_from",
+                    bucketing_run(group_of(4)));
+    models::ShapeStrategiesInput cached = group_of(4);
+    cached.bucketed_prep_ms = 0;
+    lab.graded_calc("experiment_5_7.cached_buckets_specialized_from", bucketing_run(cached));
+    lab.graded_calc("autotune.payback_calls", {.model = "autotune-payback",
+                                               .params = {{"search-s", exact(600)}, {"saving-us", exact(5)}}});
+    lab.graded_calc_for_case("groups", "case.*", [=](const CaseValues& v) {
+        return bucketing_run(group_of(int(v.at("small_calls")), v.at("small_rows"), v.at("mid_rows")));
+    });
 }

@@ -401,6 +401,7 @@ std::string to_text(const Derivation& d) {
     out << d.model << ": " << m.description << " (chapter " << m.chapter_section << ")\n";
     if (!d.device.empty()) out << "device: " << d.device_name << " [" << d.device << "]\n";
     if (!d.device_note.empty()) out << "  (" << d.device_note << ")\n";
+    if (!d.note.empty()) out << "note: " << d.note << "\n";
     std::size_t name_width = 0, value_width = 0, unit_width = 0;
     for (const Quantity& q : d.quantities) {
         name_width = std::max(name_width, display_width(q.name));
@@ -429,6 +430,7 @@ nlohmann::json to_json(const Derivation& d) {
     nlohmann::json j = nlohmann::json::object();
     j["model"] = d.model;
     if (!d.device.empty()) j["device"] = d.device;
+    if (!d.note.empty()) j["note"] = d.note;
     for (const Quantity& q : d.quantities) {
         if (const auto* text = std::get_if<std::string>(&q.value)) {
             j[q.name] = *text;

@@ -285,6 +285,19 @@ struct ExerciseCase {
     std::vector<CaseParam> params;  ///< its parameters
 };
 
+/** @brief One `grader calc` run, as a student would type it: the model, its parameters, the device. */
+struct CalcRun {
+    std::string model;                          ///< e.g. "occupancy"
+    std::map<std::string, std::string> params;  ///< name as after "--" → value as typed, e.g. {"threads", "384"}
+    std::string device;                         ///< as --device takes it ("H100"); empty: any
+};
+
+/** @brief A calculator run that works graded questions of a lab (Lab::graded_calc()). */
+struct GradedCalc {
+    std::string asks;  ///< the questions it answers, e.g. "exercise_5_1.*"
+    CalcRun run;       ///< the run, at this context's case values
+};
+
 /** @brief The checks of one lab, in the order they run. */
 class Lab {
 public:
@@ -327,6 +340,20 @@ public:
      *  them). Parameters as for choice(), with @p key_fn receiving the run's Context. */
     void choice_measured(std::string key, std::string question, std::vector<std::string> options,
                          double points, std::function<std::string(const Context&)> key_fn);
+    /**
+     * @brief Declares a calculator run that works graded questions. Name the parameters (and the device) the
+     * questions depend on, and only those: wherever a `grader calc` run has each of them at this value (a default
+     * written out or left to the model alike), it shows the method and not the numbers; anywhere else it shows
+     * everything. @param asks the questions it answers ("exercise_5_1.*"), for the message @param run the model,
+     * the parameters that make the case, and the device where it matters ("" when it does not)
+     */
+    void graded_calc(std::string asks, CalcRun run);
+    /** @brief graded_calc() for questions on an exercise case. @param case_name the case (declared before)
+     *  @param asks as for graded_calc() @param run_fn makes the run from the case's values (the stated ones, or
+     *  the student's) */
+    void graded_calc_for_case(std::string case_name, std::string asks, std::function<CalcRun(const CaseValues&)> run_fn);
+    /** @brief The declared calculator runs at @p ctx's case values (the stated cases without a student). */
+    [[nodiscard]] std::vector<GradedCalc> graded_calcs(const Context& ctx) const;
     /** @brief A correctness check on the GPU. @param id unique id @param title report line
      *  @param points full points @param fn runs the student's code and compares */
     void correctness(std::string id, std::string title, double points,
@@ -388,6 +415,7 @@ private:
     std::map<std::string, ExerciseCase> cases_;
     std::map<std::string, std::function<void()>> profile_targets_;
     std::vector<std::string> given_kernels_;
+    std::vector<std::function<GradedCalc(const Context&)>> graded_calcs_;
 };
 
 /**

@@ -95,6 +95,7 @@ struct Derivation {
     std::string device;       ///< device key, empty when the model takes no device
     std::string device_name;  ///< the device's full name
     std::string device_note;  ///< when --device named a family ("A100"): which part it chose, and why
+    std::string note;         ///< a line for the reader about the whole derivation (e.g. why its numbers are hidden)
     std::vector<Quantity> quantities;  ///< inputs, then intermediates and results
 
     /** @brief The quantity called @p name. @param name its name @throws std::out_of_range when absent */
