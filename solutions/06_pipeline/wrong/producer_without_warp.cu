@@ -1,6 +1,9 @@
-// Known-bad (wrong/expect.json): launch_producer runs the stage kernel — right bits, but no producer warp:
-// the captured launch has kThreads threads per block.
-constexpr bool kEmptyBarrier = true, kTwoSlotsWait0 = false, kSlowOneSlot = false, kProducerAsStages = true,
-               kTwoSlotsBaseline = false, kSkipRepeats = false, kToolAware = false, kGuessVerified = false;
-constexpr int kWaitSlack = 0;
-#include "pipeline.cuh"
+// Known-bad (wrong/expect.json): the solution, but launch_producer runs the stage kernel — right bits, no
+// producer warp: the captured launch has kThreads threads per block.
+#include "pipeline.hpp"
+
+#define launch_producer solution_launch_producer
+#include "../pipeline.cu"
+#undef launch_producer
+
+void launch_producer(int stages, const Work& w, cudaStream_t stream) { launch_stages(stages, w, stream); }

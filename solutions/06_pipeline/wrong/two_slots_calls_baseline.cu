@@ -1,6 +1,9 @@
-// Known-bad (wrong/expect.json): launch_two_slots runs the given baseline — right bits, not the student's
-// kernel: the captured launch names the baseline.
-constexpr bool kEmptyBarrier = true, kTwoSlotsWait0 = false, kSlowOneSlot = false, kProducerAsStages = false,
-               kTwoSlotsBaseline = true, kSkipRepeats = false, kToolAware = false, kGuessVerified = false;
-constexpr int kWaitSlack = 0;
-#include "pipeline.cuh"
+// Known-bad (wrong/expect.json): the solution, but launch_two_slots runs the given baseline — right bits, not the
+// student's kernel: the captured launch names the baseline.
+#include "pipeline.hpp"
+
+#define launch_two_slots solution_launch_two_slots
+#include "../pipeline.cu"
+#undef launch_two_slots
+
+void launch_two_slots(const Work& w, cudaStream_t stream) { launch_baseline(w, stream); }

@@ -1,6 +1,4 @@
 // Known-bad (wrong/expect.json): two slots that wait for each copy right after issuing it — right bits, no
-// overlap: the speed-up over one slot and the model both say so.
-constexpr bool kEmptyBarrier = true, kTwoSlotsWait0 = true, kSlowOneSlot = false, kProducerAsStages = false,
-               kTwoSlotsBaseline = false, kSkipRepeats = false, kToolAware = false, kGuessVerified = false;
-constexpr int kWaitSlack = 0;
-#include "pipeline.cuh"
+// overlap: the speed-up over one slot and the model both say so. Everything else is the solution.
+#define LAB06_DEFECT two_slots_wait_all
+#include "stage_defect.cuh"
