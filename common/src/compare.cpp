@@ -1,4 +1,4 @@
-// Comparing results with references; locating the errors.
+// Comparing results with the expected values; locating the errors.
 #include "labs/compare.hpp"
 
 #include <bit>
@@ -55,7 +55,7 @@ std::string fmt(double v) {
 template <typename Raw, typename Widen>
 CompareReport compare_raw(std::span<const Raw> out, std::span<const double> ref, Tolerance tol,
                           TileLayout layout, Widen widen) {
-    if (out.size() != ref.size()) throw std::invalid_argument("compare: output and reference sizes differ");
+    if (out.size() != ref.size()) throw std::invalid_argument("compare: output and expected sizes differ");
     std::vector<double> wide(out.size());
     std::unique_ptr<bool[]> unwritten(new bool[out.size()]);
     for (std::size_t i = 0; i < out.size(); ++i) {
@@ -174,7 +174,7 @@ double rel_error_norm(std::span<const double> out, std::span<const double> ref) 
 
 CompareReport compare(std::span<const double> out, std::span<const double> ref, Tolerance tol,
                       TileLayout layout, std::span<const bool> unwritten) {
-    if (out.size() != ref.size()) throw std::invalid_argument("compare: output and reference sizes differ");
+    if (out.size() != ref.size()) throw std::invalid_argument("compare: output and expected sizes differ");
     if (!unwritten.empty() && unwritten.size() != out.size())
         throw std::invalid_argument("compare: unwritten flags and output sizes differ");
     CompareReport r;

@@ -2,7 +2,7 @@
 #
 #   labs_add_lab(<NN_name>
 #     TITLE        "<one line>"
-#     EDIT         <files the student edits; the reference versions live in solutions/<NN_name>/>
+#     EDIT         <files the student edits; the solution's versions live in solutions/<NN_name>/>
 #     CODE_POINTS  <points of the code checks; must equal what checks.cu declares>
 #     [SOURCES     <frozen sources linked with every implementation; default: baseline.cu if present>]
 #     [CHECKS      <defines register_checks(); default: checks.cu>]
@@ -23,20 +23,20 @@
 #     [CALCULATORS <the `grader calc` models that can answer this lab's questions: their results are hidden
 #                  when they equal one of its keys; without the list, every calculator's are>])
 #
-# Vocabulary: an *implementation* is whose code is graded — the student's (labs/NN/), the reference
-# (solutions/NN/) or one of the lab's known-bad versions (solutions/NN/wrong/: like the reference, nothing a
+# Vocabulary: an *implementation* is whose code is graded — the student's (labs/NN/), the solution
+# (solutions/NN/) or one of the lab's known-bad versions (solutions/NN/wrong/: like the solution, nothing a
 # student receives); a *variant* is a version of a kernel within a lab (v1, v2, fused, ...).
 #
 # Targets, for lab NN:
 #   labNN_answers          grades answers.toml against the answer key (no CUDA)
 #   labNN_checks_student   correctness/performance checks on the student's code (not in `all`: the grader
 #                          builds it itself so that a compile error is reported, not fatal)
-#   labNN_checks_solution  the same on the reference (LABS_BUILD_SOLUTIONS)
+#   labNN_checks_solution  the same on the solution (LABS_BUILD_SOLUTIONS)
 #   labNN_checks_submission, labNN_checks_batchK   the same on a submission staged by `grader --submission`,
 #                          and by worker K of `grader batch` (not in `all`: the grader builds them)
 #   labNN_checks_wrong_X   the same on solutions/NN/wrong/X.cu (LABS_BUILD_TESTS and LABS_BUILD_SOLUTIONS)
-#   labNN_bench[_solution] the experiment on the student's code [on the reference]
-# Tests: reference answers full (cpu), template answers zero (cpu), reference code full (gpu), untouched
+#   labNN_bench[_solution] the experiment on the student's code [on the solution]
+# Tests: the solution's answers full (cpu), template answers zero (cpu), the solution's code full (gpu), untouched
 # template code zero without crashing (gpu), and every known-bad version graded as wrong/expect.json says
 # (labNN_wrong: gpu; labNN_wrong_cpu for the versions whose verdict needs no GPU — they must not build,
 # or the code policy stops them — marked "build": "fails" or "cpu": true).
@@ -208,7 +208,7 @@ function(labs_add_lab folder)
   if(NOT ARG_BENCH AND EXISTS "${lab_dir}/bench.cu")
     set(ARG_BENCH bench.cu)
   endif()
-  # The known-bad versions live beside the reference, and are built with it.
+  # The known-bad versions live beside the solution, and are built with it.
   if(NOT LABS_BUILD_SOLUTIONS OR NOT EXISTS "${solution_dir}")
     set(ARG_WRONG "")
   elseif(NOT DEFINED ARG_WRONG)

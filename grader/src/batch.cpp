@@ -505,8 +505,8 @@ private:
     struct sigaction old_int_ {}, old_term_ {};
 };
 
-// The workers, each a thread running one child grader at a time on its GPU: first (--calibrate) the reference
-// solutions, once per GPU, then the submissions, each taken by the next free worker.
+// The workers, each a thread running one child grader at a time on its GPU: first (--calibrate) the solutions,
+// once per GPU, then the submissions, each taken by the next free worker.
 Graded grade_class(const BatchOptions& o, const Course& course, const Workers& w, const Output& out, Progress& progress) {
     Graded g;
     g.results.resize(o.entries.size());

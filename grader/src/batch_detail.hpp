@@ -91,7 +91,7 @@ std::optional<nlohmann::json> calibrate(const BatchOptions& o, std::uint64_t see
                                         const fs::path& out, const fs::path& registry, int worker, const std::string& gpu,
                                         const std::string& host, const nlohmann::json& settings);
 // The calibration of GPU @p gpu on this host recorded under @p settings (--resume does not calibrate it
-// again); only one that graded the references counts.
+// again); only one that graded the solutions counts.
 std::optional<nlohmann::json> recorded_calibration(const fs::path& out, const std::string& host, const std::string& gpu,
                                                    const nlohmann::json& settings);
 // Every calibration recorded in OUT/calibration under @p settings, by host and GPU: the gradebook's.

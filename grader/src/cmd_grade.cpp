@@ -218,7 +218,7 @@ GradeOptions grade_options(const GradeCli& cli, const ClassConfig& config) {
     opts.retry_invalid = cli.retry_invalid;
     opts.hidden_paths = cli.hide;
     if (!cli.submission.empty()) opts.hidden_paths.push_back(cli.submission);  // its other files are not the graded code's
-    // The reference answers are the stated cases' answers: a student id never applies to them.
+    // The solutions' answers are the stated cases' answers: a student id never applies to them.
     opts.student = cli.solution ? "" : cli.student.empty() ? config.student : cli.student;
     opts.course_seed = cli.course_seed.value_or(config.course_seed);
     return opts;

@@ -845,7 +845,7 @@ Observation Observer::collect(std::uint64_t since) {
             c.graded = call->graded && (c.own || !s.hook_kernels.count(k.name));
         } else if (!k.name.empty()) {
             // No call names it (lean mode: the launch calls were not watched): told by its name. The graded code's own,
-            // the grader's references and the kit's kernels are known; any other kernel is the graded code's.
+            // the grader's baselines and the kit's kernels are known; any other kernel is the graded code's.
             c.graded = c.own || !(s.grader_kernels.count(k.name) || s.hook_kernels.count(k.name) ||
                                   kernel_name(k.name).rfind("gpulab::", 0) == 0);
         }

@@ -433,7 +433,7 @@ std::string check_code_policy(const LabEntry& lab, const std::vector<std::string
 namespace {
 
 // Regrades the INVALID checks of a code part, each time in a new runner process with `--only` (which also
-// runs the correctness checks they require, and times their references alone again), up to
+// runs the correctness checks they require, and times their baselines alone again), up to
 // opts.retry_invalid times. A retried check keeps its earlier attempts; the last attempt counts.
 void retry_invalid(PartResult& part, const std::vector<std::string>& argv, const nlohmann::json& params,
                    const GradeOptions& opts) {

@@ -2,10 +2,10 @@
 # batch_test.sh GRADER SOURCE_DIR WORK PYTHON
 # A class of eight lab 00 submissions, made here from the course tree — the solution as a
 # student's files, the untouched template, a compile error, an answers.toml that does not parse, an edited
-# checks.cu, a call the lab's code policy forbids (its given baseline), the reference as an archive, and a
+# checks.cu, a call the lab's code policy forbids (its given baseline), the solution as an archive, and a
 # broken archive — graded by `grader batch --workers 2` with the GPU hidden (its checks SKIPPED, so the
 # rows are the same on any machine):
-#  1. the gradebook's rows and flags are exactly as expected, and the reference's row is what
+#  1. the gradebook's rows and flags are exactly as expected, and the solution's row is what
 #     `grader --submission` gives the same files;
 #  2. `--resume` grades nothing again (its count, and the reports' modification times), without --seed too
 #     (it takes the earlier run's), and does not calibrate again;
@@ -35,7 +35,7 @@ import testlib
 from testlib import expect, text, rc
 testlib.work = work
 
-# What `grader --submission` gives the reference's files: the row alice, grace and erin must have.
+# What `grader --submission` gives the solution's files: the row alice, grace and erin must have.
 direct = json.load(open(f"{work}/direct.json"))
 checks = direct["labs"][0]["checks"]
 A = direct["totals"]["points"]
@@ -43,7 +43,7 @@ P = direct["totals"]["pending_points"]
 M = direct["totals"]["max_points"]
 code = sum(c["max_points"] for c in checks if c["kind"] != "answer")
 S = sum(c["max_points"] for c in checks if c["kind"] == "answer" and c["status"] == "skipped")
-expect(A > 0 and code > 0 and P == S + code, f"the reference scores {A} of {M} without a GPU, {P} pending ({code} of code)")
+expect(A > 0 and code > 0 and P == S + code, f"the solution scores {A} of {M} without a GPU, {P} pending ({code} of code)")
 
 expected = {  # student: (points, pending, flags)
     "alice": (A, P, ""),
@@ -110,7 +110,7 @@ expect(len(cal) == 1 and cal[0]["worker"] == 0 and cal[0]["cuda_visible_devices"
        and cal[0]["shard"] == {"index": 0, "count": 1}, "without a GPU, one calibration, by worker 0")
 e = cal[0] if cal else {}
 expect(e.get("outcome") == "graded" and e.get("gpu") is None and e.get("gpu_fingerprint") == "none"
-       and "no CUDA device" in e.get("no_gpu_reason", ""), "it graded the references, without a GPU: " + e.get("no_gpu_reason", ""))
+       and "no CUDA device" in e.get("no_gpu_reason", ""), "it graded the solutions, without a GPU: " + e.get("no_gpu_reason", ""))
 expect(perf and [c["id"] for c in e.get("checks", [])] == perf
        and all(c["lab"] == "00" and c["status"] == "skipped" and c["ratio"] is None and c["points"] == 0 for c in e.get("checks", [])),
        "its checks are lab 00's performance checks, SKIPPED, no ratio: " + " ".join(perf))

@@ -66,7 +66,7 @@ TEST_CASE("A timing that did not converge is noted, with where it is and how far
     CHECK(n->note == "timing did not converge (work: median ±1.8% after 300 runs)");
     CHECK(n->about == std::vector<std::string>{"work"});
 
-    // At any depth (a variant's details, the reference timed alone), every one named.
+    // At any depth (a variant's details, the baseline timed alone), every one named.
     const auto deep = unconverged_timing_note(
         {{"v2", {{"work", timing(false, 0.02, 300)}}}, {"baseline_alone", {{"timing", timing(false, 0.011, 120)}}}});
     REQUIRE(deep);

@@ -277,7 +277,7 @@ TEST_CASE_METHOD(Started<4096>,
     observer_test_touch<<<1, 32, 0, s>>>(d, 32);
     CUDA_CHECK(cudaStreamEndCapture(s, &g));
     CUDA_CHECK(cudaGraphInstantiate(&e, g, 0));
-    o.add_grader_kernels({"_Z18observer_test_spinx"});  // "the reference's kernel"
+    o.add_grader_kernels({"_Z18observer_test_spinx"});  // "the baseline's kernel"
     Window w;
     o.set_lean(true);
     observer_test_spin<<<1, 1, 0, s>>>(1000);  // the grader's

@@ -1,6 +1,6 @@
 #!/usr/bin/env sh
 # student_cases_test.sh GRADER SOURCE_DIR WORK PYTHON
-# Per-student exercise cases on the real labs: a submission made of the reference answers (the stated
+# Per-student exercise cases on the real labs: a submission made of the solutions' answers (the stated
 # cases' keys) scores full without a student id; graded as students alice and bob (one course seed), each
 # gets cases of their own — different parameters, recorded in the report — and the answers to the stated
 # cases fail exactly the questions on a case, while the chapter's questions still pass.
@@ -25,7 +25,7 @@ verdicts = []
 def checks(r):
     return {(l["id"], c["id"]): c for l in r["labs"] for c in l["checks"] if c["status"] != "skipped"}
 stated, alice, bob = (checks(reports[w]) for w in ("stated", "alice", "bob"))
-verdicts.append((all(c["status"] == "pass" for c in stated.values()), "the reference answers pass every stated case"))
+verdicts.append((all(c["status"] == "pass" for c in stated.values()), "the solutions' answers pass every stated case"))
 verdicts.append((reports["alice"].get("student", {}).get("id") == "alice", "the report records the student id"))
 on_case = [k for k, c in alice.items() if "case" in c["details"]]
 verdicts.append((len(on_case) >= 15, f"{len(on_case)} questions are on a case"))

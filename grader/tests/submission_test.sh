@@ -2,7 +2,7 @@
 # submission_test.sh GRADER SOURCE_DIR WORK PYTHON
 # A submission made of the solutions' editable files plus an edited checks.cu (every bar
 # lowered to nothing) and an edited grader source: graded with `grader --submission`, the edits must be
-# listed as ignored and change nothing — the reference scores full marks on the course's own checks (its
+# listed as ignored and change nothing — the solution scores full marks on the course's own checks (its
 # code checks are skipped without a GPU).
 set -eu
 grader=$1 src=$2 work=$3 python=$4

@@ -3,7 +3,7 @@
 // large n by DRAM bandwidth; in between, the L2 cache serves repeated runs.
 //
 //   build/labs/00_warmup/lab00_bench --benchmark_format=json   (your code)
-//   build/labs/00_warmup/lab00_bench_solution                  (the reference, instructors)
+//   build/labs/00_warmup/lab00_bench_solution                  (the solution, instructors)
 #include <benchmark/benchmark.h>
 
 #include "labs/bench.hpp"

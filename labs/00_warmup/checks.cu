@@ -42,9 +42,9 @@ CorrectnessResult check_size(Context& ctx, std::size_t n) {
 }
 
 // The two largest sizes on the device: the grader's baseline kernel gives the exact bits (FP32 addition rounds
-// once, and the small sizes above check that against a double-precision reference), the inputs are drawn on the
-// device and kept in copies to prove them unchanged. On the host these two took 7 s of lab 00's grading; a wrong
-// result is described by the host check.
+// once, and the small sizes above check that against the expected values, computed in double precision), the
+// inputs are drawn on the device and kept in copies to prove them unchanged. On the host these two took 7 s of
+// lab 00's grading; a wrong result is described by the host check.
 CorrectnessResult check_size_on_device(Context& ctx, std::size_t n) {
     const std::string what = "c = a + b, n = " + std::to_string(n);
     const std::uint64_t seed = ctx.seed_for(what);

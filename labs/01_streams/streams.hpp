@@ -32,7 +32,8 @@ void launch_work(const __nv_bfloat16* in, __nv_bfloat16* out, std::size_t n, int
 
 /**
  * @brief The serial path: one stream, pageable host memory, synchronous copies — copy all of @p in to the
- * device, run the work, copy all of the result back to @p out. The reference for bits and for time.
+ * device, run the work, copy all of the result back to @p out. The baseline for time; the results must
+ * equal its bits.
  * @param in input (host, pageable) @param out output (host, pageable) @param n elements @param iters work
  */
 void run_serial(const std::uint16_t* in, std::uint16_t* out, std::size_t n, int iters);

@@ -1,6 +1,6 @@
 // FROZEN: do not edit. Lab 02's answer key: every value comes from the models (labs_models), none is
-// stored. The chapter's worked cases keep their keys (0.5 points each); most points are on the case
-// "kernel", which answers.toml states and `grader --student ID` draws per student.
+// stored. The chapter's worked cases keep their keys (0.5 points each); the case "kernel", which answers.toml
+// states and `grader --student ID` draws per student, carries 9 of the lab's 20 answer points (1.8 a question).
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -90,13 +90,14 @@ void register_answers(Lab& lab) {
     lab.number("mma.flop_per_tile", "... and its FLOPs", 0.5, 0.0, [=] { return mma().tile_flop; });
 
     // Answered from the student's own measurement, graded against the grader's: this GPU's DRAM latency (its
-    // pointer chase) and copy bandwidth (read + write), all its SMs, 4 loads of 16 B per lane in flight.
+    // pointer chase) and the rate at which its copy reads — half its copy bandwidth (read + write), as the lab's
+    // experiment counts it (a copy writes what it reads) —, all its SMs, 4 loads of 16 B per lane in flight.
     lab.number_measured("measured.warps_needed_on_this_gpu",
-                        "On this GPU: warps per SM needed to cover the DRAM latency at the copy bandwidth, 4 loads of 16 B "
-                        "per lane in flight per warp",
+                        "On this GPU: warps per SM needed to cover the DRAM latency at the copy's read rate (half its read + write "
+                        "bandwidth), 4 loads of 16 B per lane in flight per warp",
                         1.0, 0.25, [](const Context& ctx) {
                             models::LittlesLawInput in;
-                            in.bandwidth_gbps = ctx.ceiling("d2d_copy_gbps").value_or(0);
+                            in.bandwidth_gbps = ctx.ceiling("d2d_copy_gbps").value_or(0) / 2;
                             in.latency_ns = ctx.ceiling("dram_latency_ns").value_or(0);
                             in.sm_count = static_cast<int>(ctx.ceiling("sm_count").value_or(1));
                             in.resident_warps = 1;

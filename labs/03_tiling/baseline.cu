@@ -1,5 +1,5 @@
 // FROZEN: do not edit. Lab 03 baseline: the naive GEMM (one thread per output, the loop of section
-// 5.2.1) and the cuBLAS reference with the same signature. (The SiLU epilogue as a separate kernel is the
+// 5.2.1) and the cuBLAS baseline with the same signature. (The SiLU epilogue as a separate kernel is the
 // course's shared launch_silu, labs/activations.hpp.)
 #include <stdexcept>
 #include <string>

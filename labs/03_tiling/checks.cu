@@ -1,9 +1,9 @@
 // FROZEN: do not edit. Lab 03's graded checks: every variant on shapes that are not multiples of any
-// tile (a fixed list plus two shapes drawn from the run's seed) against a double-precision CPU reference,
-// the running example's shape (Qwen3-8B FFN, from the datasets) against cuBLAS and sampled rows of the
-// CPU reference, the fused epilogue bit-identical to SiLU applied to your v3's output and launched as one
-// kernel, and speed ratios measured in the same run (v1, v2 over the naive baseline; v3 as a fraction of
-// cuBLAS).
+// tile (a fixed list plus two shapes drawn from the run's seed) against the expected values, computed in
+// double precision on the CPU; the running example's shape (Qwen3-8B FFN, from the datasets) against cuBLAS
+// and against the expected values on sampled rows; the fused epilogue bit-identical to SiLU applied to your
+// v3's output and launched as one kernel; and speed ratios measured in the same run (v1, v2 over the naive
+// baseline; v3 as a fraction of cuBLAS).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -89,7 +89,7 @@ std::vector<Shape> shapes(const Lab& lab, bool multiple_of_8) {
 
 bool is_full(const Shape& s) { return s.tag == "full"; }
 
-// Rows of the full shape compared with the CPU reference (a row costs K·N = 50M multiply-adds): the
+// Rows of the full shape compared with the expected values from the CPU (a row costs K·N = 50M multiply-adds): the
 // first and last, both sides of tile borders, and two chosen by the seed.
 std::vector<std::size_t> sampled_rows(Context& ctx, std::size_t m) {
     std::vector<std::size_t> rows{0, 1, 63, 64, 127, 128, m - 1};
@@ -103,7 +103,7 @@ std::vector<std::size_t> sampled_rows(Context& ctx, std::size_t m) {
 
 // Exact A·W on the given rows, in double precision (products of two BF16 values are exact in double;
 // the sums of 4096 of them lose nothing that matters at BF16 resolution). Rows are split over threads.
-std::vector<double> cpu_reference(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& w,
+std::vector<double> cpu_expected(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& w,
                                   const Shape& s, const std::vector<std::size_t>& rows) {
     const std::size_t n = s.g.n, k = s.g.k;
     std::vector<double> out(rows.size() * n, 0.0);
@@ -128,7 +128,7 @@ std::vector<double> cpu_reference(const std::vector<std::uint16_t>& a, const std
     return out;
 }
 
-// Inputs of one shape, the exact product on the reference rows, and (full shape) cuBLAS's C.
+// Inputs of one shape, the exact product on the checked rows, and (full shape) cuBLAS's C.
 struct Case {
     Shape shape;
     std::vector<std::uint16_t> ha, hw;
@@ -143,8 +143,8 @@ struct Case {
             shape.outputs(), [&](bf16* out) { f(a.data(), w.data(), out, shape.m(), shape.n(), shape.k(), nullptr); },
             seen);
     }
-    // The grader's own reference (cuBLAS): never inside a GradedCall, so none of its work counts as graded.
-    [[nodiscard]] std::vector<std::uint16_t> reference_run(Launcher f) const {
+    // cuBLAS's C, the grader's own expected output: never inside a GradedCall, so none of it counts as graded.
+    [[nodiscard]] std::vector<std::uint16_t> expected_run(Launcher f) const {
         DeviceBuffer<bf16> out(shape.outputs());
         out.poison();
         f(a.data(), w.data(), out.data(), shape.m(), shape.n(), shape.k(), nullptr);
@@ -166,11 +166,11 @@ const Case& get_case(Context& ctx, const Shape& s) {
         c->w = to_device_bits(c->hw);
         if (is_full(s)) {
             c->ref_rows = sampled_rows(ctx, static_cast<std::size_t>(s.g.m));
-            c->cublas = c->reference_run(&launch_gemm_cublas);
+            c->cublas = c->expected_run(&launch_gemm_cublas);
         } else {
             for (std::int64_t r = 0; r < s.g.m; ++r) c->ref_rows.push_back(static_cast<std::size_t>(r));
         }
-        c->ref = cpu_reference(c->ha, c->hw, s, c->ref_rows);
+        c->ref = cpu_expected(c->ha, c->hw, s, c->ref_rows);
         return c;
     });
 }
@@ -188,9 +188,9 @@ std::string fmt_tol(const Tolerance& t) {
                      static_cast<int>(std::lround(std::log2(t.rtol))));
 }
 
-// The output on the reference rows (every row, or the sampled rows of the full shape) against the exact
+// The output on the checked rows (every row, or the sampled rows of the full shape) against the exact
 // product (or SiLU of it), with the rows, the tolerance and what was found in the message.
-CorrectnessResult vs_reference(const Case& c, const std::vector<std::uint16_t>& out, bool silu, TileLayout tiles) {
+CorrectnessResult vs_expected(const Case& c, const std::vector<std::uint16_t>& out, bool silu, TileLayout tiles) {
     const Tolerance tol = silu ? kSiluTol : kGemmTol;
     const std::size_t n = c.shape.g.n;
     std::vector<std::uint16_t> got;
@@ -235,7 +235,7 @@ CorrectnessResult check_gemm(Context& ctx, const Shape& s, const std::string& va
         }
         prefix = "matches cuBLAS on all " + std::to_string(out.size()) + " outputs (" + fmt_tol(kCublasTol) + "); ";
     }
-    CorrectnessResult r = vs_reference(c, out, false, tiles);
+    CorrectnessResult r = vs_expected(c, out, false, tiles);
     r.message = prefix + r.message;
     return own_work(std::move(r), ctx, c, variant, seen);
 }
@@ -245,7 +245,7 @@ CorrectnessResult check_silu(Context& ctx, const Shape& s) {
     Observation seen;
     const std::vector<std::uint16_t> y = c.run(&launch_gemm_silu, seen);
     const TileLayout tiles = layout_for(c, 128, 256);
-    CorrectnessResult r = vs_reference(c, y, true, tiles);
+    CorrectnessResult r = vs_expected(c, y, true, tiles);
     if (r.passed) {
         // Fusion must not change a bit: Y == launch_silu(launch_gemm_v3(A, W)). Your v3 runs as graded code;
         // the given SiLU kernel is the grader's.
@@ -290,7 +290,7 @@ CorrectnessResult check_silu_launches(Context& ctx, const Shape& s) {
     Observation seen;
     const std::vector<std::uint16_t> y = c.run(&launch_gemm_silu, seen);
     CorrectnessResult r = observed_kernel_count(seen, 1, "fuse the epilogue into your v3 kernel: one launch, C never stored");
-    const CorrectnessResult out = vs_reference(c, y, true, layout_for(c, 128, 256));
+    const CorrectnessResult out = vs_expected(c, y, true, layout_for(c, 128, 256));
     r.passed = r.passed && out.passed;
     r.message += "; its output: " + out.message;
     // C through memory: what the call allocated, and what the graded code holds (all kinds, static data apart).

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Usage: figures.py GRADER [OUT.svg] — redraws lab 04's figure, figures/lab04_layouts.svg: the first eight
-rows of shared-memory words (32 banks across) under each layout of the reference solution, evaluated by the
+rows of shared-memory words (32 banks across) under each layout of the solution, evaluated by the
 layouts' own offset() functions (`lab04_bench_solution --layouts`, next to GRADER's build, no GPU needed).
 The elements of tile column 0 — what one warp reads at once on the transpose's store side — are red;
 words that hold no element (padding) are grey."""

@@ -1,8 +1,8 @@
 // FROZEN: do not edit. Lab 05's graded checks: bit-identity with the baseline chain and agreement with
-// a double-precision CPU reference (fixed shapes plus one drawn from the run's seed), each from the
-// student's own kernels as the grader's observer saw them run; launch counts and peak memory of the host
-// paths from what the observer saw them do (every kernel, copy and allocation of every kind), against the
-// model; and speed measured in the same run.
+// the expected values, computed in double precision on the CPU (fixed shapes plus one drawn from the run's
+// seed), each from the student's own kernels as the grader's observer saw them run; launch counts and peak
+// memory of the host paths from what the observer saw them do (every kernel, copy and allocation of every
+// kind), against the model; and speed measured in the same run.
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -108,19 +108,19 @@ const Case& get_case(Context& ctx, const Shape& s) {
     });
 }
 
-// Rows checked against the CPU reference: all of them up to 1024 rows, else every 16th and the last.
-std::vector<std::size_t> reference_rows(std::size_t rows) {
+// Rows checked against the expected values (CPU): all of them up to 1024 rows, else every 16th and the last.
+std::vector<std::size_t> checked_rows(std::size_t rows) {
     std::vector<std::size_t> r;
     for (std::size_t i = 0; i < rows; ++i)
         if (rows <= 1024 || i % 16 == 0 || i == rows - 1) r.push_back(i);
     return r;
 }
 
-// Double-precision reference of Z (quantize = false) or of Z / scale clipped to ±448 (quantize = true)
-// on the given rows, and the matching elements of the output.
+// The expected values, in double precision, of Z (quantize = false) or of Z / scale clipped to ±448
+// (quantize = true) on the given rows, and the matching elements of the output.
 template <typename Raw>
-CompareReport against_reference(const Case& c, const std::vector<Raw>& out, bool quantize) {
-    const auto rows = reference_rows(c.rows);
+CompareReport against_expected(const Case& c, const std::vector<Raw>& out, bool quantize) {
+    const auto rows = checked_rows(c.rows);
     std::vector<double> ref;
     std::vector<Raw> got;
     ref.reserve(rows.size() * c.cols);
@@ -161,7 +161,7 @@ CorrectnessResult judge(const Case& c, const std::vector<Raw>& out, const std::v
         r.message = "not bit-identical to the baseline chain: " + bits.describe();
         if (r.hint.empty() || bits.unwritten_count == 0) r.hint = bits.hint().empty() ? kBitsHint : bits.hint();
     } else {
-        const CompareReport ref = against_reference(c, out, quantize);
+        const CompareReport ref = against_expected(c, out, quantize);
         r = to_result(ref, std::string("against the expected values (FP64, CPU), ") + step);
         if (r.passed) r.message = "bit-identical to the baseline chain; " + ref.describe() + " of the expected values (FP64, CPU; " + step + ")";
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Usage: figures.py GRADER [OUT.svg] — redraws lab 05's figure, figures/lab05_cuts.svg: for each way to cut the
 SiLU → multiply → quantize chain into kernels, the bytes it moves per element (from `GRADER calc
-fusion-chain` at one element) and the time the reference took on the H200 at M = 8192 rows (the handout's
+fusion-chain` at one element) and the time the solution took on the H200 at M = 8192 rows (the handout's
 results table, written by results_table.py from lab05_bench)."""
 import json
 import pathlib

@@ -37,8 +37,9 @@ double flop_per_us(const models::Tile& tile, int blocks_per_sm, int slots, std::
     return blocks_per_sm * double(steps) * s.step_flop / total;
 }
 
-// Which change makes Example 5-5's pipeline faster per SM, by the model: a third slot, a 256x128 output tile
-// (more multiply-adds per byte moved), or two blocks sharing the SM.
+// Which change makes Example 5-5's pipeline faster per SM, by the chapter's model (section 5.3.2; not what real
+// hardware does, where a third slot can help): a third slot, a 256x128 output tile (more multiply-adds per byte
+// moved), or two blocks sharing the SM.
 std::string faster_by() {
     constexpr std::int64_t kSteps = 64;
     const std::vector<std::pair<std::string, double>> options{
@@ -77,11 +78,14 @@ void register_answers(Lab& lab) {
     lab.number("pipeline_5_3_2.t_pipe_10_blocks_us", "T_pipe for ten blocks (µs)", 0.5, 0.01,
                [] { return models::pipeline_time_us(10, t_m(), t_c()); });
     lab.number("backpressure.waiting_slots_one_block",
-               "RTX PRO 6000, one block per SM: 16 KiB waiting slots beside 32 KiB of reorder space", 0.5, 0.0,
+               "RTX PRO 6000 (100 KB = 102,400 B of shared memory per SM), one block per SM: 16 KiB waiting slots "
+               "beside 32 KiB of reorder space",
+               0.5, 0.0,
                [] { return double(waiting_slots(1)); });
     lab.number("backpressure.waiting_slots_two_blocks", "... with two blocks per SM", 0.5, 0.0,
                [] { return double(waiting_slots(2)); });
-    lab.choice("pipeline.faster_by", "What makes Example 5-5's pipeline faster once it overlaps?",
+    lab.choice("pipeline.faster_by",
+               "In the chapter's model: what makes Example 5-5's pipeline faster once it overlaps?",
                {"more_stages", "bigger_tiles", "more_blocks"}, 0.5, [] { return faster_by(); });
 
     // The case: another pipeline, with its own move and compute times, blocks and slots.

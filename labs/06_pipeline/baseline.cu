@@ -1,4 +1,4 @@
-// FROZEN: do not edit. Lab 06 baseline: the reference (math straight from global memory), the load-only and
+// FROZEN: do not edit. Lab 06 baseline: the baseline kernel (math straight from global memory), the load-only and
 // compute-only kernels that measure t_m and t_c, and the helpers of the interface.
 #include <algorithm>
 #include <stdexcept>
@@ -67,7 +67,7 @@ __global__ void load_only_kernel(Work w) {
     write_block_sum(acc, w.out);
 }
 
-// On sm_90 the copy engine does it: one thread keeps kRing bulk copies of 16 KiB in flight (4: 64 KiB per block),
+// On sm_90 the SM's TMA unit does it: one thread keeps kRing bulk copies of 16 KiB in flight (4: 64 KiB per block),
 // each slot's "full" barrier telling it when the slot's last copy landed and may be replaced. No thread moves
 // data through registers, which is why this is faster than any loop of loads: t_m is what the memory allows.
 constexpr int kBulkRing = 4;  // tiles in flight for t_m (the register loader takes as many per round)
@@ -80,7 +80,7 @@ __global__ void load_only_bulk_kernel(Work w) {
     if (threadIdx.x == 0) {
         for (int s = 0; s < kRing; ++s) mbar_init(&full[s], 1);
         mbar_init_fence();
-        const auto landed = [&](int j) {  // waits for tile j's copy (no thread reads the slot: the copy engine may
+        const auto landed = [&](int j) {  // waits for tile j's copy (no thread reads the slot: the TMA unit may
             mbar_wait(&full[j % kRing], (j / kRing) & 1);  // refill it at once)
             acc += static_cast<float>(tile_span(w, blockIdx.x, j).count);
         };

@@ -39,8 +39,9 @@ __device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
                                  : "memory"));
 }
 
-/** @brief Makes the barriers the calling thread initialised visible to the copy engine (the "async proxy"), not
- *  only to the block's threads: call it once after the mbar_init() calls. */
+/** @brief Makes the barriers the calling thread initialised visible to the "async proxy" (through which the SM's
+ *  Tensor Memory Accelerator, TMA, carries out bulk copies), not only to the block's threads: call it once after
+ *  the mbar_init() calls. */
 __device__ __forceinline__ void mbar_init_fence() {
     LAB06_SM90_ONLY(asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"));
 }
@@ -74,7 +75,7 @@ __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
 }
 
 /** @brief One thread starts a bulk copy of @p bytes (a multiple of 16; both addresses 16-byte aligned) from global
- *  memory at @p src to shared memory at @p dst; the copy engine moves it and, as the bytes land, counts them
+ *  memory at @p src to shared memory at @p dst; the SM's TMA unit moves it and, as the bytes land, counts them
  *  against the current phase of @p bar (armed with mbar_arrive_expect_bytes()). */
 __device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes, std::uint64_t* bar) {
     LAB06_SM90_ONLY(

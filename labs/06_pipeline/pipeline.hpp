@@ -53,7 +53,7 @@ struct Work {
 
 // ---- given (baseline.cu) ----------------------------------------------------------------------------------
 
-/** @brief The reference: the same math read straight from global memory, no shared memory. */
+/** @brief The baseline: the same math read straight from global memory, no shared memory. */
 void launch_baseline(const Work& w, cudaStream_t stream);
 /** @brief Moves every tile into shared memory and does no math, as fast as this GPU can (sm_90: one thread
  *  keeping four bulk copies, 64 KiB, in flight per block; before: loads through registers, four tiles per

@@ -17,6 +17,7 @@
 #include <cublas_v2.h>
 
 #include "attention.hpp"
+#include "expected.hpp"
 #include "grader/gpu_checks.hpp"
 #include "labs/bf16.hpp"
 #include "labs/buffer.hpp"
@@ -24,7 +25,6 @@
 #include "labs/numeric.hpp"
 #include "labs/random.hpp"
 #include "labs/text.hpp"
-#include "reference.hpp"
 
 using namespace gpulab;
 using namespace gpulab::grader;
@@ -90,7 +90,7 @@ std::unique_ptr<SoftmaxCase> make_softmax_case(int rows, std::int64_t cols, std:
             row[(h >> 40) % cols] = -1e30f;
         }
     c->x = to_device(c->hx);
-    c->ref = softmax_reference(c->hx, rows, cols);
+    c->ref = softmax_expected(c->hx, rows, cols);
     return c;
 }
 
@@ -124,7 +124,7 @@ struct AttentionCase {
     AttentionArgs shape;  // pointers unset
     std::vector<std::uint16_t> hq, hk, hv;
     DeviceBuffer<bf16> q, k, v;
-    AttentionReference ref;  // FP64 (small shapes) — or, for medium ones, the MATH path's O in ref.o
+    AttentionExpected ref;  // FP64 (small shapes) — or, for medium ones, the MATH path's O in ref.o
 };
 
 std::vector<bf16> as_bf16(const std::vector<std::uint16_t>& bits) {
@@ -142,7 +142,7 @@ std::string shape_words(const AttentionArgs& a) {
     return strprintf("%d × %d heads, L = %d, d = %d%s", a.batch, a.heads, a.seq_len, a.head_dim, a.causal ? ", causal" : "");
 }
 
-std::unique_ptr<AttentionCase> make_attention_case(const AttentionArgs& shape, std::uint64_t seed, bool naive_reference) {
+std::unique_ptr<AttentionCase> make_attention_case(const AttentionArgs& shape, std::uint64_t seed, bool math_path_expected) {
     auto c = std::make_unique<AttentionCase>();
     c->shape = shape;
     const std::size_t n = std::size_t(shape.batch) * shape.heads * shape.seq_len * shape.head_dim;
@@ -153,9 +153,9 @@ std::unique_ptr<AttentionCase> make_attention_case(const AttentionArgs& shape, s
         fill_uniform_bf16_device(bufs[i]->data(), n, seed + i + 1, -2.0f, 2.0f);
         *hosts[i] = to_host_bits(*bufs[i]);
     }
-    if (!naive_reference) {
-        c->ref = attention_reference(as_bf16(c->hq), as_bf16(c->hk), as_bf16(c->hv), shape.batch * shape.heads,
-                                     shape.seq_len, shape.head_dim, shape.causal);
+    if (!math_path_expected) {
+        c->ref = attention_expected(as_bf16(c->hq), as_bf16(c->hk), as_bf16(c->hv), shape.batch * shape.heads,
+                                    shape.seq_len, shape.head_dim, shape.causal);
     } else {
         DeviceBuffer<bf16> o(n);
         AttentionArgs a = shape;
@@ -169,9 +169,9 @@ std::unique_ptr<AttentionCase> make_attention_case(const AttentionArgs& shape, s
 }
 
 // The case of `shape` among the cases of one `kind` ("attention", "medium"), made once per run from the seed.
-const AttentionCase& case_of(Context& ctx, const std::string& kind, const AttentionArgs& shape, bool naive_reference) {
+const AttentionCase& case_of(Context& ctx, const std::string& kind, const AttentionArgs& shape, bool math_path_expected) {
     const std::string key = kind + " " + shape_words(shape);
-    return cached_case<AttentionCase>(key, [&] { return make_attention_case(shape, ctx.seed_for("lab07 " + key), naive_reference); });
+    return cached_case<AttentionCase>(key, [&] { return make_attention_case(shape, ctx.seed_for("lab07 " + key), math_path_expected); });
 }
 
 // The student's O and LSE for a case, on poisoned outputs.
@@ -416,7 +416,7 @@ struct SoftmaxSets {
         for (const int row : {0, kSoftmaxRows / 2, kSoftmaxRows - 1}) {
             const std::vector<float> xr(hx.begin() + std::size_t(row) * kSoftmaxCols, hx.begin() + std::size_t(row + 1) * kSoftmaxCols);
             const std::vector<float> yr(hy.begin() + std::size_t(row) * kSoftmaxCols, hy.begin() + std::size_t(row + 1) * kSoftmaxCols);
-            const CompareReport rep = compare_f32(yr, softmax_reference(xr, 1, kSoftmaxCols), kSoftmaxTol);
+            const CompareReport rep = compare_f32(yr, softmax_expected(xr, 1, kSoftmaxCols), kSoftmaxTol);
             if (!rep.passed()) return "row " + std::to_string(row) + ": " + rep.describe();
         }
         return std::string();

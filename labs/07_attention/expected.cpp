@@ -1,11 +1,11 @@
-// FROZEN: do not edit. Lab 07's double-precision CPU references.
-#include "reference.hpp"
+// FROZEN: do not edit. Lab 07's expected values, computed in double precision on the CPU.
+#include "expected.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-std::vector<double> softmax_reference(const std::vector<float>& x, int rows, std::int64_t cols) {
+std::vector<double> softmax_expected(const std::vector<float>& x, int rows, std::int64_t cols) {
     std::vector<double> y(x.size());
     for (int r = 0; r < rows; ++r) {
         const float* in = x.data() + std::size_t(r) * cols;
@@ -17,9 +17,9 @@ std::vector<double> softmax_reference(const std::vector<float>& x, int rows, std
     return y;
 }
 
-AttentionReference attention_reference(const std::vector<__nv_bfloat16>& q, const std::vector<__nv_bfloat16>& k,
-                                       const std::vector<__nv_bfloat16>& v, int heads, int L, int d, bool causal) {
-    AttentionReference r;
+AttentionExpected attention_expected(const std::vector<__nv_bfloat16>& q, const std::vector<__nv_bfloat16>& k,
+                                     const std::vector<__nv_bfloat16>& v, int heads, int L, int d, bool causal) {
+    AttentionExpected r;
     r.o.assign(std::size_t(heads) * L * d, 0.0);
     r.lse.assign(std::size_t(heads) * L, 0.0);
     const double scale = 1.0 / std::sqrt(double(d));

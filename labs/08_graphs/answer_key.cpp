@@ -22,7 +22,7 @@ models::GraphReplay example_5_11(double input_mib, const char* device = "RTX_PRO
     return models::graph_replay({20, 20, 5, input_mib * gpulab::kMiB, models::load_device(device).memory_bandwidth_gbps});
 }
 
-// The FFN of section 5.5.1 run 3 times: 6 kernels, 5 once the activation chain is fused.
+// The FFN of section 5.5.2 run 3 times: 6 kernels, 5 once the activation chain is fused.
 models::LaunchCounts ffn(int which) { return models::launch_variants(3, 6, 5)[which].counts; }
 
 }  // namespace
@@ -36,7 +36,7 @@ void register_answers(Lab& lab) {
                [] { return models::pipeline_time_us(100, 20, 5); });
     lab.number("example_5_10.fast_both_us", "... with the host at 5 µs too (µs)", 0.5, 0.005,
                [] { return models::pipeline_time_us(100, 5, 5); });
-    lab.number("ffn_x3.eager_host_launches", "Three FFN runs launched eagerly: host launches", 0.5, 0.0,
+    lab.number("ffn_x3.eager_host_launches", "Section 5.5.2's FFN, three runs launched eagerly: host launches", 0.5, 0.0,
                [] { return double(ffn(0).host_submissions); });
     lab.number("ffn_x3.graph_host_launches", "... replayed as one graph per run: host launches", 0.5, 0.0,
                [] { return double(ffn(1).host_submissions); });

@@ -439,7 +439,7 @@ double step_weight_bytes(const FfnShape& sh) {
 
 // Host-timed loops run with the observer quiet (Observer::set_quiet: a launch costs there what it costs unobserved);
 // what they leave is graded afterwards — the results of steps on new inputs (verify_direct) and the eager
-// reference's device time against its time alone (compare_eager) — and the steps themselves are observed, untimed,
+// baseline's device time against its time alone (compare_eager) — and the steps themselves are observed, untimed,
 // by launches.counts.
 // The step is made (captured, instantiated) inside the quiet time too: a graph instantiated while the observer
 // traces kernels carries its tracing into every replay.

@@ -1,4 +1,4 @@
-// Lab 01 reference. What changed from the serial path (baseline.cu's run_serial), and why:
+// Lab 01 solution. What changed from the serial path (baseline.cu's run_serial), and why:
 // - Pinned host memory, allocated once (Pipeline's constructor) and reused: copies from pageable memory are
 //   staged by the driver through a small pinned buffer of its own, one piece after another; from pinned
 //   memory the copy engine reads the host directly, at full link speed, and the copy can be asynchronous.

@@ -1,4 +1,4 @@
-// Lab 02 reference. What each part does, and why:
+// Lab 02 solution. What each part does, and why:
 // (a) The residency prediction, written out resource by resource: each allowance is what the SM has over
 //     what one block takes, in the units the hardware allocates (whole warps of thread slots; registers per
 //     warp rounded up to the allocation unit and counted per register-file partition; shared memory with

@@ -1,4 +1,4 @@
-// Lab 04 reference. What changed from the baseline's transpose_plain_kernel, and why:
+// Lab 04 solution. What changed from the baseline's transpose_plain_kernel, and why:
 // - The shared-memory index goes through a layout (Layout::offset), so the kernel is written once and the
 //   layouts — the lesson — are three small functions the grader can also evaluate on the host.
 // - Padded: rows 33 elements apart. A column's 32 elements are then 33 words apart, one bank further each

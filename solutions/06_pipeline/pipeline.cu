@@ -1,4 +1,4 @@
-// Lab 06 reference. What each variant does, and why:
+// Lab 06 solution. What each variant does, and why:
 // (a) One slot: every thread copies its pieces of the tile into shared memory, a barrier makes the whole
 //     tile visible, the math reads it, and a second barrier keeps the next copy from overwriting values a
 //     slower warp still reads. Copy and math never overlap: T · (t_m + t_c).

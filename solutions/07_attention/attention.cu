@@ -1,4 +1,4 @@
-// Lab 07 reference. What each part does, and why:
+// Lab 07 solution. What each part does, and why:
 // (a) Softmax, two kernels. The first makes the one pass the statistics need: every thread runs the online
 //     update over its values (a new maximum rescales the sum so far), then the states of threads, warps and
 //     the row's blocks are merged — (m, ℓ) ⊕ (m', ℓ') = (M, ℓ·e^(m−M) + ℓ'·e^(m'−M)) with M = max(m, m'). The

@@ -1,4 +1,4 @@
-// Lab 08 reference. What each part does, and why:
+// Lab 08 solution. What each part does, and why:
 // (a) The step is captured once from a private stream into a graph — the same launchers the eager step uses, so
 //     the same kernels with the same arguments — and instantiated; a step is then one replay().
 // (b) A graph reads the addresses it captured. The step's input lives in a buffer of the graph's own: either the

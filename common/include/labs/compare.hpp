@@ -1,6 +1,6 @@
 /**
  * @file compare.hpp
- * @brief Comparing a result with a reference: error norms, elementwise tolerances, ULP distance,
+ * @brief Comparing a result with the expected values: error norms, elementwise tolerances, ULP distance,
  * and a report that says where the errors are.
  *
  * NaN and Inf in the output never pass, whatever the tolerance. An element still holding the poison
@@ -46,7 +46,7 @@ struct CompareReport {
     std::size_t unwritten_count = 0;  ///< outputs still holding the poison pattern
     std::optional<std::size_t> first_bad;  ///< index of the first bad element
     double first_bad_out = 0.0;     ///< output value at first_bad
-    double first_bad_ref = 0.0;     ///< reference value at first_bad
+    double first_bad_ref = 0.0;     ///< expected value at first_bad
     bool first_bad_unwritten = false;  ///< the element at first_bad still held the poison pattern
     double max_abs_error = 0.0;     ///< over finite elements
     double rel_error_norm = 0.0;    ///< ‖out − ref‖₂ / ‖ref‖₂ (Inf when any output is not finite)
@@ -76,7 +76,7 @@ void to_json(nlohmann::json& j, const CompareReport& r);
 /**
  * @brief Compares @p out with @p ref elementwise.
  * @param out     the result, already widened to double (see the typed overloads)
- * @param ref     the reference in double precision
+ * @param ref     the expected values in double precision
  * @param tol     elementwise tolerance
  * @param layout  row-major layout and tile sizes for the edge analysis
  * @param unwritten optional per-element flags: true where the output still held the poison pattern

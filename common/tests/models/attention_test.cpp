@@ -1,21 +1,19 @@
-// Section 5.3.3: materialised S and P, Example 5-6, the capacity table, Experiment 5-3.
+// Section 5.3.3: materialised S and P, Example 5-6, the capacity table. (Experiment 5-3's answers:
+// solutions/tests/models_answers_test.cpp.)
 #include <cmath>
 #include <vector>
 
 #include "catch_compat.hpp"
 #include "chapter_numbers.hpp"
+#include "model_fixtures.hpp"
 #include "labs/models/attention.hpp"
 #include "labs/models/datasets.hpp"
 #include "labs/models/units.hpp"
 
 using namespace gpulab::models;
+using namespace gpulab::models::fixtures;
 using gpulab::testing::Approx;
 using gpulab::testing::prints_as;
-
-namespace {
-AttentionShape head() { return {8192, load_model_shape().head_dim}; }
-std::int64_t budget() { return load_device("RTX PRO 6000").smem_per_block_max_bytes; }  // 101,376 B
-}  // namespace
 
 TEST_CASE("One head at L = 8192: 8 MiB of Q, K, V, O against 1 GiB of S and P traffic", "[models][attention]") {
     const MaterialisedAttention m = materialised_attention(head());
@@ -39,18 +37,6 @@ TEST_CASE("Example 5-6: scores [0, ln 2], values [1, 3], one element per block",
     CHECK(softmax_weighted_sum(s, v) == Approx(7.0 / 3.0));  // the whole row at once: (1 + 2·3) / 3
 }
 
-TEST_CASE("Experiment 5-3: a third element with score ln 4 and value 5 (answer computed by the model)",
-          "[models][attention][softmax][experiment]") {
-    const std::vector<double> s{0, std::log(2.0), std::log(4.0)}, v{1, 3, 5};
-    const std::vector<SoftmaxUpdate> steps = online_softmax(s, v, 1);
-    REQUIRE(steps.size() == 3);
-    CHECK(steps[2].r == Approx(0.5));
-    CHECK(steps[2].after.l == Approx(1.75));     // 1.5/2 + 1
-    CHECK(steps[2].after.u == Approx(6.75));     // 3.5/2 + 5
-    CHECK(steps[2].after.result() == Approx(27.0 / 7.0));
-    CHECK(softmax_weighted_sum(s, v) == Approx(27.0 / 7.0));  // (1 + 2·3 + 4·5) / 7
-}
-
 TEST_CASE("Capacity within 99 KB: b = 1, 64, 128 give a = 128, 82, 53", "[models][attention]") {
     struct Row { std::int64_t b, a, passes, traffic_mib, updates; };
     const auto row = GENERATE(Row{1, 128, 64, 260, 524288}, Row{64, 82, 100, 404, 12800}, Row{128, 53, 155, 624, 9920});
@@ -70,13 +56,6 @@ TEST_CASE("Going from b = 64 to b = 1 reads 144 MiB less but updates the state a
     const FlashPlan b1 = flash_plan(head(), 1, budget());
     CHECK(to_mib(b64.traffic_bytes - b1.traffic_bytes) == 144);
     CHECK(prints_as(static_cast<double>(b1.state_updates) / b64.state_updates, 41, 0));
-}
-
-TEST_CASE("Experiment 5-3: a b x d prefetch slot at b = 64 (answer computed by the model)", "[models][attention][experiment]") {
-    const FlashPlan p = flash_plan(head(), 64, budget(), 1);
-    CHECK(p.q_rows == 66);
-    CHECK(p.passes == 125);
-    CHECK(to_mib(p.traffic_bytes) == 504);
 }
 
 TEST_CASE("Capacity rejects block sizes outside the sequence", "[models][attention]") {

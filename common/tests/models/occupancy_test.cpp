@@ -1,7 +1,9 @@
 // Section 5.1.5: residency of the 128×128 tile kernel on an H100 SM, Little's law, MMA counts,
-// per-SM copy and math time of one K step; Exercise 5-1 (computed, the chapter gives no answer).
+// per-SM copy and math time of one K step. (Exercise 5-1, which the chapter does not work, is tested with the
+// solutions: solutions/tests/models_answers_test.cpp.)
 #include "catch_compat.hpp"
 #include "chapter_numbers.hpp"
+#include "model_fixtures.hpp"
 #include "labs/models/datasets.hpp"
 #include "labs/models/occupancy.hpp"
 #include "labs/models/roofline.hpp"
@@ -9,34 +11,9 @@
 #include "labs/models/units.hpp"
 
 using namespace gpulab::models;
+using namespace gpulab::models::fixtures;
 using gpulab::testing::Approx;
 using gpulab::testing::prints_as;
-
-namespace {
-const SmLimits& h100() {
-    static const SmLimits sm = sm_limits(load_device("H100"));
-    return sm;
-}
-constexpr std::int64_t kKiB = 1024;
-
-// What a footprint's residency comes to: the blocks the thread slots, the registers, the shared memory and the block
-// limit each allow, the resident blocks, the occupancy and the limiter.
-struct Residency {
-    int by_threads, by_regs, by_smem, by_limit, resident;
-    double occupancy;
-    const char* limiter;
-};
-
-void check_residency(const Occupancy& o, const Residency& want) {
-    CHECK(o.blocks_by_threads == want.by_threads);
-    CHECK(o.blocks_by_regs == want.by_regs);
-    CHECK(o.blocks_by_smem == want.by_smem);
-    CHECK(o.blocks_by_limit == want.by_limit);
-    CHECK(o.resident_blocks == want.resident);
-    CHECK(o.occupancy == Approx(want.occupancy));
-    CHECK(o.limiter() == want.limiter);
-}
-}  // namespace
 
 TEST_CASE("The 128x128 tile kernel keeps 2 blocks on an H100 SM, limited by registers and shared memory",
           "[models][occupancy]") {
@@ -57,38 +34,6 @@ TEST_CASE("Moving the accumulator into registers shifts the limiter but not the 
     // used 64 before), and the shared-memory working set drops to the two 16 KiB input tiles.
     const Occupancy o = occupancy(h100(), {256, 128, 32 * kKiB});
     check_residency(o, {8, 2, 6, 32, 2, 0.25, "regs"});
-}
-
-TEST_CASE("Exercise 5-1: the 64x64 tile (answer computed by the model)", "[models][occupancy][exercise]") {
-    // K step 64: A tile 64×64 BF16 = 8 KiB, W tile 8 KiB, FP32 accumulator 16 KiB.
-    const GemmShape g{1024, 4096, 12288};
-    const LocalStorage s = local_storage(g, {64, 64, 64});
-    REQUIRE(s.total_bytes == 32 * kKiB);
-    const Occupancy o128 = occupancy(h100(), {256, 128, static_cast<std::int64_t>(s.total_bytes)});
-    check_residency(o128, {8, 2, 6, 32, 2, 0.25, "regs"});
-    // 64 registers per thread: registers allow 4 blocks, still fewer than shared memory's 6.
-    const Occupancy o64 = occupancy(h100(), {256, 64, static_cast<std::int64_t>(s.total_bytes)});
-    check_residency(o64, {8, 4, 6, 32, 4, 0.5, "regs"});
-    // The limit reaches shared memory only at 40 registers (a tie) and passes to it at 32 (FINDINGS.md).
-    CHECK(occupancy(h100(), {256, 40, static_cast<std::int64_t>(s.total_bytes)}).limiter() == "regs+smem");
-    CHECK(occupancy(h100(), {256, 32, static_cast<std::int64_t>(s.total_bytes)}).limiter() == "smem");
-    CHECK(occupancy(h100(), {256, 41, static_cast<std::int64_t>(s.total_bytes)}).limiter() == "regs");
-    // Last step: bytes in flight at 600 ns and 4 loads per warp. Needed per SM: 3350 GB/s × 600 ns / 132
-    // = 15,227 B. Available: warps × 4 loads × 512 B. 128 registers: 16 warps → 32,768 B, coverage
-    // 32,768 / 15,227 = 2.15 (the same 16 warps as the 128×128 tile). 64 registers: 32 warps → 65,536 B,
-    // coverage 4.30. Both cover the latency; 8 warps would do.
-    const DeviceSpec d = load_device("H100");
-    const auto in_flight = [&d](const Occupancy& o) {
-        return littles_law({d.memory_bandwidth_gbps, 600, d.sm_count, o.resident_warps, 4, 16, 32, o.warps_per_block});
-    };
-    const LittlesLaw l128 = in_flight(o128), l64 = in_flight(o64);
-    CHECK(prints_as(l128.needed_per_sm_bytes / 1e3, 15.2, 1));
-    CHECK(l128.available_per_sm_bytes == 32 * kKiB);
-    CHECK(prints_as(l128.coverage, 2.15, 2));
-    CHECK(l64.available_per_sm_bytes == 64 * kKiB);
-    CHECK(prints_as(l64.coverage, 4.30, 2));
-    CHECK(l64.warps_needed == 8);
-    CHECK(l64.blocks_needed == 1);
 }
 
 TEST_CASE("Register allocation follows the warp granularity and the four sub-partitions", "[models][occupancy]") {

@@ -1,5 +1,5 @@
-// Example 5-9, Example 5-12, autotuning payback, the compile-once example of section 5.1.4,
-// Experiments 5-6 and 5-7 (answers computed by the model).
+// Example 5-9, Example 5-12, autotuning payback, the compile-once example of section 5.1.4. (Experiments 5-6
+// and 5-7's answers: solutions/tests/models_answers_test.cpp.)
 #include "catch_compat.hpp"
 #include "chapter_numbers.hpp"
 #include "labs/models/datasets.hpp"
@@ -20,14 +20,6 @@ TEST_CASE("Example 5-9: the new kernel pays only when more than 2/3 of calls are
     CHECK(old_total == Approx(1010));
     CHECK(new_total == Approx(520));
     CHECK(prints_as(old_total / new_total, 1.9, 1));
-}
-
-TEST_CASE("Experiment 5-6: means at p = 1/2, 2/3, 9/10, and a 1 us shape dispatch", "[models][shapes][experiment]") {
-    CHECK(mix_mean_time(0.5, 5, 20) == Approx(12.5));
-    CHECK(mix_mean_time(2.0 / 3.0, 5, 20) == Approx(10));
-    CHECK(mix_mean_time(0.9, 5, 20) == Approx(6.5));
-    // Dispatch: new kernel for A (5 + 1 µs), old for B (10 + 1 µs) beats the old kernel when p > 1/5.
-    CHECK(mix_break_even_fraction(10, 10, 6, 11) == Approx(0.2));
 }
 
 TEST_CASE("Example 5-12: 5632 rows padded to 8192 (+45%)", "[models][shapes]") {
@@ -65,30 +57,6 @@ TEST_CASE("Example 5-12: groups take 17.0, 12.4, 6.8 ms; crossovers at 65 and 90
     std::array<Strategy, 3> cached = s.strategies;
     for (Strategy& st : cached) st.prep_ms = 0;
     CHECK(best_strategy_ranges(cached, 200).front().strategy == "specialized");
-}
-
-TEST_CASE("Experiment 5-7: four small calls per group (answers computed by the model)", "[models][shapes][experiment]") {
-    ShapeStrategiesInput in;
-    in.rows = {256, 256, 256, 256, 1536, 2048};
-    const ShapeStrategies s = shape_strategies(in);
-    CHECK(s.padding.actual_rows == 4608);
-    CHECK(s.padding.padded_rows == 6144);
-    CHECK(s.generic_to_bucketed == 65);
-    CHECK(s.bucketed_to_specialized == 135);
-    CHECK(s.generic_to_specialized == 96);
-    // Bucket programs already cached: bucketing wins from the first group until specialization catches up.
-    // By hand: FFN FLOP per row 6·4096·12288 = 301,989,888. Bucketed, P = 0 now: 6144 padded rows at
-    // 200 TFLOP/s = 9.2771 ms per group. Specialized, P = 900 ms: 4608 rows at 250 TFLOP/s = 5.5663 ms.
-    // 900 + 5.5663·r < 9.2771·r  ⇔  r > 900 / 3.7109 = 242.53, so specialization is faster from 243 groups.
-    // Generic (P = 100 ms, 13.9157 ms per group) is never best: bucketing costs less from the first group.
-    // (With group times rounded to 9.3 and 5.6 ms first, 900 / 3.7 = 243.2 would give 244: use the model's.)
-    in.bucketed_prep_ms = 0;
-    const ShapeStrategies cached = shape_strategies(in);
-    CHECK(cached.bucketed_to_specialized == 243);
-    const std::vector<BestRange> best = best_strategy_ranges(cached.strategies, 1000);
-    REQUIRE(best.size() == 2);
-    CHECK((best[0].strategy == "bucketed" && best[0].first == 1 && best[0].last == 242));
-    CHECK((best[1].strategy == "specialized" && best[1].first == 243 && best[1].last == 1000));
 }
 
 TEST_CASE("Autotuning: 10 minutes at 5 us per call pays back after 1.2e8 calls", "[models][shapes]") {

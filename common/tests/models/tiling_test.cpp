@@ -1,19 +1,17 @@
-// Sections 5.2.1, 5.2.2, 5.4.2, 5.4.4, 5.4.6 and Experiment 5-1: tile storage, traffic, intensity,
-// MFU ceilings, resident tiles, time ratios, the AKG read counts.
+// Sections 5.2.1, 5.2.2, 5.4.2, 5.4.4 and 5.4.6: tile storage, traffic, intensity, MFU ceilings, resident tiles,
+// time ratios, the AKG read counts. (Experiment 5-1's answers: solutions/tests/models_answers_test.cpp.)
 #include "catch_compat.hpp"
 #include "chapter_numbers.hpp"
+#include "model_fixtures.hpp"
 #include "labs/models/datasets.hpp"
 #include "labs/models/roofline.hpp"
 #include "labs/models/tiling.hpp"
 #include "labs/models/units.hpp"
 
 using namespace gpulab::models;
+using namespace gpulab::models::fixtures;
 using gpulab::testing::Approx;
 using gpulab::testing::prints_as;
-
-namespace {
-GemmShape running() { return running_example_gemm(load_model_shape()); }
-}  // namespace
 
 TEST_CASE("The running example: 103 GFLOP, matrices of 8, 96 and 24 MiB, 128 MiB once", "[models][tiling]") {
     const GemmShape g = running();
@@ -98,18 +96,6 @@ TEST_CASE("The big tile is 26% slower if it gets only 40% of the bandwidth", "[m
     const double v128 = tile_traffic(g, {128, 128, 32}).total_bytes;
     CHECK(prints_as(time_ratio(v128, v64, 1, 1), 0.504, 3));
     CHECK(prints_as(time_ratio(v128, v64, 0.4, 1.0), 1.26, 2));
-}
-
-TEST_CASE("Experiment 5-1: the 64x128 tile (answer computed by the model)", "[models][tiling][experiment]") {
-    const GemmShape g = running();
-    const TilingReport r = tiling_report(g, {64, 128, 32}, load_device("RTX PRO 6000"));
-    CHECK(to_kib(r.local.total_bytes) == 44);            // 4 + 8 + 32 KiB
-    CHECK(to_mib(r.traffic.a_read_bytes) == 768);         // 96 column blocks × 8 MiB
-    CHECK(to_mib(r.traffic.w_read_bytes) == 1536);        // 16 row blocks × 96 MiB
-    CHECK(to_mib(r.traffic.total_bytes) == 2328);
-    CHECK(r.resident_tiles_per_sm == 2);
-    const double fraction = break_even_bandwidth_fraction(r.traffic.total_bytes, tile_traffic(g, {64, 64, 32}).total_bytes);
-    CHECK(fraction == Approx(2328.0 / 3096.0));
 }
 
 TEST_CASE("Loop transforms of section 5.4.2: 16 x 192 output tiles, 128 reduction tiles, 3072 tile ids", "[models][tiling]") {

@@ -134,7 +134,7 @@ struct GradebookInfo {
 
 /**
  * @brief For each performance check timed in more than one calibration: the lowest and highest ratio the
- * references reached, one line each ("lab 00 perf.bandwidth: the solutions' ratios 0.91 to 0.94 over 3
+ * solutions reached, one line each ("lab 00 perf.bandwidth: the solutions' ratios 0.91 to 0.94 over 3
  * calibrations (3.3% apart)"). Checks not timed (SKIPPED, INVALID, a wrong result) are left out.
  * @param calibration a gradebook's calibration
  */

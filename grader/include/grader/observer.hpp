@@ -256,7 +256,7 @@ public:
      * device's free memory says is held at its end (one allocation record at address 0), and an allocation
      * released after it (its release record names its size); host memory made and kept there is not seen. A
      * window that spans quiet time says how much (Observation::unobserved_ns): the work inside it is graded by
-     * what it leaves (its results on fresh inputs, the reference's time around it), and observed in untimed calls
+     * what it leaves (its results on fresh inputs, the baseline's time around it), and observed in untimed calls
      * before or after. Should CUPTI refuse to attach again, the observer stops (running() false, why_not() says
      * so) and every later observer-based check is SKIPPED. Off by default.
      */

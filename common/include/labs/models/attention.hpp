@@ -110,7 +110,7 @@ struct SoftmaxUpdate {
                                                         std::size_t block_size);
 
 /**
- * @brief Σ softmax(s)_j · v_j computed over the whole row at once (the reference).
+ * @brief Σ softmax(s)_j · v_j computed over the whole row at once (the expected value the online update must reach).
  * @param scores the row's scores @param values its values (same length, ≥ 1)
  */
 [[nodiscard]] double softmax_weighted_sum(std::span<const double> scores, std::span<const double> values);
