@@ -15,8 +15,8 @@ namespace gpulab::grader {
 
 std::string format_points(double v) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", v);
-    std::string s = buf;  // at most two decimals, trailing zeros dropped: 5, 1.25, 2.5
+    std::snprintf(buf, sizeof buf, "%.3f", v);
+    std::string s = buf;  // at most three decimals (the handouts' 2.375), trailing zeros dropped: 5, 1.25, 2.5
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();
     return s;

@@ -168,3 +168,12 @@ TEST_CASE("Shards deal the students, sorted by id, round robin: each once, whate
     CHECK(shard_out_dir("/g/out", {1, 3}) == "/g/out/shard-1-of-3");
     CHECK(shard_out_dir("/g/out", {0, 1}) == "/g/out");
 }
+
+TEST_CASE("Points print as the handouts write them: up to three decimals, no trailing zeros", "[report]") {
+    CHECK(format_points(5.0) == "5");
+    CHECK(format_points(2.5) == "2.5");
+    CHECK(format_points(1.25) == "1.25");
+    CHECK(format_points(2.375) == "2.375");  // lab 09's case keys: not 2.38
+    CHECK(format_points(0.0) == "0");
+    CHECK(format_points(19.0004) == "19");
+}

@@ -1,6 +1,6 @@
 // FROZEN: do not edit. Lab 09's answer key: every value comes from the models (labs_models), none is
-// stored. The chapter's worked cases keep their keys (0.5 points each); most points are on the case "groups",
-// which answers.toml states and `grader --student ID` draws per student.
+// stored. The chapter's worked cases keep their keys (0.5 points each); the case "groups", which answers.toml
+// states and `grader --student ID` draws per student, carries 9.5 of the lab's 20 answer points (2.375 a question).
 #include <charconv>
 #include <cstdint>
 #include <optional>
@@ -105,7 +105,13 @@ void register_answers(Lab& lab) {
     lab.exercise_case("groups", "a group of `small_calls` calls of `small_rows` rows, one of `mid_rows` and one of 2048, "
                                 "buckets of 512 and 2048 rows, the chapter's rates (100/200/250 TFLOP/s) and preparation "
                                 "times (100/400/900 ms)",
-                      {{"small_calls", 6, 2, 12}, {"small_rows", 320, 256, 512, 64}, {"mid_rows", 1280, 1152, 1920, 128}});
+                      // mid_rows is drawn on both sides of the 512-row bucket (384 rows pad to 512, 640 to 2048);
+                      // small_rows stays in the 512-row bucket and fills at least half of it. Bucketed runs at twice
+                      // generic's rate, so a call of r rows padded to b saves in bucketed iff 2r > b: the small calls
+                      // never lose, the mid call loses at most 768 rows' worth and the 2048-row call saves 2048, so
+                      // bucketed always catches up — no case answers 0 (drawn above 512, a dozen small calls padded
+                      // to 2048 would never catch up, and "0" would be a third of the class's answer).
+                      {{"small_calls", 6, 2, 12}, {"small_rows", 320, 256, 512, 64}, {"mid_rows", 1280, 256, 1920, 128}});
     const auto strategies = [](const CaseValues& v) {
         return models::shape_strategies(group_of(int(v.at("small_calls")), v.at("small_rows"), v.at("mid_rows")));
     };
@@ -113,8 +119,10 @@ void register_answers(Lab& lab) {
                         [=](const CaseValues& v) { return double(strategies(v).padding.padded_rows); });
     lab.number_for_case("groups", "case.bucketed_group_ms", "One group, bucketed (ms)", 2.375, 0.01,
                         [=](const CaseValues& v) { return strategies(v).strategies[1].group_ms; });
-    lab.number_for_case("groups", "case.bucket_beats_generic_from", "Groups from which bucketed beats generic", 2.375, 0.0,
-                        [=](const CaseValues& v) { return value_of(strategies(v).generic_to_bucketed); });
+    // Where padding doubles the rows, bucketed (twice generic's rate) never catches up: the answer is then 0 (no
+    // case the ranges above draw comes to that).
+    lab.number_for_case("groups", "case.bucket_beats_generic_from", "Groups from which bucketed beats generic (0: never)",
+                        2.375, 0.0, [=](const CaseValues& v) { return double(strategies(v).generic_to_bucketed.value_or(0)); });
     lab.number_for_case("groups", "case.special_beats_bucket_from", "Groups from which specialised beats bucketed", 2.375, 0.0,
                         [=](const CaseValues& v) { return value_of(strategies(v).bucketed_to_specialized); });
 

@@ -50,12 +50,15 @@ void launch_gemm_generic(const Gemm& g, cudaStream_t stream);
  *  @throws std::invalid_argument when M is above the largest bucket (the policy serves such shapes otherwise) */
 void launch_gemm_bucketed(const Gemm& g, std::span<const int> buckets, cudaStream_t stream);
 
-/** @brief What identifies a compiled program: everything its binary depends on. */
+/** @brief What identifies a compiled program: everything its binary depends on. A cubin is what one compiler
+ *  made of one source with one set of options for one architecture, so the compiler's version is part of the key;
+ *  the driver's is too, because a driver may load (and JIT-compile, for PTX) the same bytes differently. */
 struct ProgramKey {
     std::string source;   ///< the kernel's CUDA source
-    std::string options;  ///< the compiler's options
+    std::string options;  ///< the compiler's options (NVRTC's, e.g. "--std=c++17")
     std::string arch;     ///< the target, e.g. "sm_90"
-    int driver = 0;       ///< the driver's version (cudaDriverGetVersion)
+    int driver = 0;       ///< the driver's version (cudaDriverGetVersion: 1000 · major + 10 · minor)
+    int nvrtc = 0;        ///< NVRTC's version (nvrtcVersion, written as 1000 · major + 10 · minor)
 };
 
 /** @brief Where a program came from. */
@@ -104,6 +107,6 @@ struct StrategyCost {
     double call_ms = 0;  ///< T: one call
 };
 
-/** @brief (d) Which strategy serves @p expected_calls more calls of one shape in the least total time:
- *  0 generic, 1 bucketed, 2 specialised (a tie goes to the lower index). */
+/** @brief (d) Which strategy serves @p expected_calls calls of one shape (this one and those still to come) in the
+ *  least total time, P + r·T from @p costs: 0 generic, 1 bucketed, 2 specialised (a tie goes to the lower index). */
 [[nodiscard]] int choose_strategy(const std::array<StrategyCost, 3>& costs, double expected_calls);

@@ -1,12 +1,17 @@
-// Lab 09 reference (work in progress: the program cache and the policy; the bucketed and specialised kernels
-// come with the GPU run).
-// The cache: programs by a hash of every part of their key, the most recently used in memory (a list in use
-// order and a map into it), all of them on disk as one file each. A file holds a magic word, the lengths, a
-// checksum of the program, the whole key (a hash can collide; the key cannot) and the program. It is written
-// to a temporary file in the same directory, flushed, and renamed over the final name: rename is atomic, so a
-// reader — this process or another — sees the old file or the new one, never half of one. On reading, every
-// field is checked; a file that fails is reported, never used, and replaced by a fresh build.
-// The policy: the strategy with the least P + r·T for the r calls still expected (lower index on a tie).
+// Lab 09 solution. What each part does, and why:
+// (b) Bucketed: a template instance per bucket, its row count a compile-time constant, so that a block owns all of
+//     the bucket's rows (up to 64) and each W tile it loads serves them all; the padding rows are zeros in
+//     registers, never loaded from X nor stored to Y.
+// (c) The cache: programs by a hash of every part of their key, the most recently used in memory (a list in use
+//     order and a map into it), all of them on disk as one file each. A file holds a magic word, the lengths, a
+//     checksum of the program, the whole key (a hash can collide; the key cannot) and the program. It is written
+//     to a temporary file in the same directory, flushed, and renamed over the final name: rename is atomic, so a
+//     reader — this process or another — sees the old file or the new one, never half of one. On reading, every
+//     field is checked; a file that fails is reported, never used, and replaced by a fresh build.
+// (c) Specialised: the source written for one M, N, K (a skinny kernel that keeps all rows in registers for
+//     M ≤ 16, tiles above), compiled by NVRTC to a cubin through the cache, loaded once per process with the
+//     runtime's library API and launched with cudaLaunchKernel.
+// (d) The policy: the strategy with the least P + r·T for the r calls still to come (lower index on a tie).
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -40,7 +45,7 @@ std::uint64_t fnv1a(const void* data, std::size_t n, std::uint64_t h = 0xcbf29ce
 // The key as bytes: each part with its length in front, so that ("ab", "c") and ("a", "bc") differ.
 std::string serialise(const ProgramKey& k) {
     std::string out;
-    for (const std::string& part : {k.source, k.options, k.arch, std::to_string(k.driver)}) {
+    for (const std::string& part : {k.source, k.options, k.arch, std::to_string(k.driver), std::to_string(k.nvrtc)}) {
         const std::uint64_t n = part.size();
         out.append(reinterpret_cast<const char*>(&n), sizeof n);
         out += part;
@@ -176,8 +181,11 @@ int choose_strategy(const std::array<StrategyCost, 3>& costs, double expected_ca
 }
 
 // ---- (b) bucketed ----------------------------------------------------------------------------------------
-// A kernel per bucket: the grid covers the bucket's rows, loads of rows ≥ M read nothing (zeros), stores of rows
-// ≥ M do not happen. The bucket size is a template parameter, so the row-tile loop is known at compile time.
+// A kernel per bucket. Its rows are known when it is compiled, so a block can own all of them (up to 64; larger
+// buckets in blocks of 64 rows): each thread keeps kRows / 16 rows of one column in registers, and the W tile a
+// block loads serves kRows rows instead of the generic kernel's 16 — W is read a quarter as often, and the loops
+// unroll. The grid covers the bucket's rows: loads of rows ≥ M read nothing (zeros), stores of rows ≥ M do not
+// happen.
 
 namespace {
 
@@ -185,24 +193,36 @@ constexpr int kT = 16;
 
 template <int kBucket>
 __global__ void gemm_bucket_kernel(Gemm g) {
-    __shared__ float xs[kT][kT], ws[kT][kT];
-    const int row = blockIdx.y * kT + threadIdx.y, col = blockIdx.x * kT + threadIdx.x;
-    const bool live = row < g.m;  // padding rows: computed as zeros, never read from X nor written to Y
-    float acc = 0.0f;
+    constexpr int kRows = kBucket < 64 ? kBucket : 64, kPer = kRows / kT;  // rows per block, per thread
+    __shared__ float xs[kRows][kT], ws[kT][kT];
+    const int row0 = blockIdx.y * kRows + threadIdx.y, col = blockIdx.x * kT + threadIdx.x;
+    float acc[kPer] = {};
     for (int k0 = 0; k0 < g.k; k0 += kT) {
-        xs[threadIdx.y][threadIdx.x] = live && k0 + threadIdx.x < g.k ? __bfloat162float(g.x[std::size_t(row) * g.k + k0 + threadIdx.x]) : 0.0f;
+        const bool k_in = k0 + threadIdx.x < g.k;
+#pragma unroll
+        for (int p = 0; p < kPer; ++p) {  // padding rows (≥ M): zeros, never read from X
+            const int row = row0 + p * kT;
+            xs[p * kT + threadIdx.y][threadIdx.x] = row < g.m && k_in ? __bfloat162float(g.x[std::size_t(row) * g.k + k0 + threadIdx.x]) : 0.0f;
+        }
         ws[threadIdx.y][threadIdx.x] = k0 + threadIdx.y < g.k && col < g.n ? __bfloat162float(g.w[std::size_t(k0 + threadIdx.y) * g.n + col]) : 0.0f;
         __syncthreads();
 #pragma unroll
-        for (int kk = 0; kk < kT; ++kk) acc += xs[threadIdx.y][kk] * ws[kk][threadIdx.x];
+        for (int kk = 0; kk < kT; ++kk) {
+            const float w = ws[kk][threadIdx.x];
+#pragma unroll
+            for (int p = 0; p < kPer; ++p) acc[p] += xs[p * kT + threadIdx.y][kk] * w;
+        }
         __syncthreads();
     }
-    if (live && col < g.n) g.y[std::size_t(row) * g.n + col] = __float2bfloat16(acc);
+#pragma unroll
+    for (int p = 0; p < kPer; ++p)  // padding rows: never written to Y
+        if (row0 + p * kT < g.m && col < g.n) g.y[std::size_t(row0 + p * kT) * g.n + col] = __float2bfloat16(acc[p]);
 }
 
 template <int kBucket>
 void launch_bucket(const Gemm& g, cudaStream_t stream) {
-    const dim3 grid((g.n + kT - 1) / kT, kBucket / kT), block(kT, kT);
+    constexpr int kRows = kBucket < 64 ? kBucket : 64;
+    const dim3 grid((g.n + kT - 1) / kT, kBucket / kRows), block(kT, kT);
     gemm_bucket_kernel<kBucket><<<grid, block, 0, stream>>>(g);
     LABS_CHECK_LAUNCH();
 }
@@ -367,7 +387,12 @@ void launch_gemm_specialized(const Gemm& g, ProgramCache& cache, cudaStream_t st
         CUDA_CHECK(cudaDriverGetVersion(&v));
         return v;
     }();
-    const ProgramKey key{specialized_source(g.m, g.n, g.k), "--std=c++17", arch, driver};
+    static const int nvrtc = [] {
+        int major = 0, minor = 0;
+        if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) throw std::runtime_error("nvrtcVersion failed");
+        return 1000 * major + 10 * minor;
+    }();
+    const ProgramKey key{specialized_source(g.m, g.n, g.k), "--std=c++17", arch, driver, nvrtc};
     const CacheResult r = cache.get(key, [&] { return compile_cubin(key.source, key.arch, key.options); });
     const cudaKernel_t kernel = kernel_of(r.image);
     void* args[] = {const_cast<__nv_bfloat16**>(&g.x), const_cast<__nv_bfloat16**>(&g.w), const_cast<__nv_bfloat16**>(&g.y)};

@@ -21,7 +21,7 @@ inline constexpr int kReportSchemaVersion = 2;
 /** @brief The grader's version (the project's, from CMake), as `grader --version` and the gradebook give it. */
 [[nodiscard]] std::string grader_version();
 
-/** @brief Points as the reports write them: at most two decimals, trailing zeros dropped (5, 1.25, 2.5). */
+/** @brief Points as the reports write them: at most three decimals, trailing zeros dropped (5, 1.25, 2.375). */
 [[nodiscard]] std::string format_points(double points);
 
 /** @brief One CSV field, quoted as RFC 4180 says when it holds a comma, a quote or a line break. */

@@ -4,6 +4,7 @@
 //   kNoChecksum    the checksum is stored but not compared: a changed byte goes unnoticed
 //   kFifo          memory drops the program stored first, not the least recently used
 //   kIgnoreDriver  the driver version is left out of the key
+//   kIgnoreNvrtc   the compiler's (NVRTC's) version is left out of the key
 //   kMinCallTime   the policy takes the fastest call and ignores what is left to prepare
 #include <cstdio>
 #include <deque>
@@ -25,7 +26,8 @@ std::uint64_t hash(const std::string& s) {
 }
 
 std::string key_text(const ProgramKey& k) {
-    return k.source + '\x1f' + k.options + '\x1f' + k.arch + (kIgnoreDriver ? std::string() : '\x1f' + std::to_string(k.driver));
+    return k.source + '\x1f' + k.options + '\x1f' + k.arch + (kIgnoreDriver ? std::string() : '\x1f' + std::to_string(k.driver)) +
+           (kIgnoreNvrtc ? std::string() : '\x1f' + std::to_string(k.nvrtc));
 }
 
 }  // namespace wrong

@@ -5,8 +5,9 @@
 #undef launch_gemm_bucketed
 
 void launch_gemm_bucketed(const Gemm& g, std::span<const int> buckets, cudaStream_t stream) {
-    Gemm padded = g;
+    Gemm padded = g;  // M raised to the smallest bucket that holds it
+    padded.m = 0;
     for (const int b : buckets)
-        if (b >= g.m && (padded.m == g.m || b < padded.m)) padded.m = b;
+        if (b >= g.m && (padded.m == 0 || b < padded.m)) padded.m = b;
     solution_launch_gemm_bucketed(padded, buckets, stream);
 }
