@@ -3,8 +3,9 @@
 // sharing the directory. On the GPU: the bucketed and specialised kernels against the generic one on a trace's
 // shapes (rows past M untouched; no access past M under memcheck nor, with no tool, on memory that ends at an
 // unmapped page); "compiled at run time" from observed compilations and module loads; P and T measured and the
-// crossover they predict checked by running traces on both sides of it; the policy end to end on the mixed trace
-// (every call on fresh X, sampled after it) against always generic and always specialised.
+// crossover they predict checked by running traces on both sides of it; the policy end to end on a graded trace drawn
+// for the run's measured costs (every call on fresh X, sampled after it), graded as the best plan in hindsight over
+// its plan, both priced from those costs.
 #include <algorithm>
 #include <chrono>
 #include <map>
