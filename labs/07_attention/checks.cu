@@ -201,6 +201,21 @@ AttentionOut run_attention(const AttentionCase& c) {
     return run_attention(c, seen);
 }
 
+// One shape's case run with what ran observed (kind names the case: "attention" against FP64, "medium" against the
+// MATH path): O compared within `tol`, and the kernels required to be the graded code's own. The case and the output
+// come back in `c` and `out`.
+CorrectnessResult run_and_compare(Context& ctx, const std::string& kind, const AttentionArgs& shape, bool against_math,
+                                  const Tolerance& tol, const AttentionCase*& c, AttentionOut& out) {
+    const std::string key = shape_words(shape);
+    c = &case_of(ctx, kind, shape, against_math);
+    Observation seen;
+    out = run_attention(*c, seen);
+    const std::size_t rows = std::size_t(shape.batch) * shape.heads * shape.seq_len;
+    CorrectnessResult r = named_result(compare_bf16(out.o, c->ref.o, tol, {rows, std::size_t(shape.head_dim)}),
+                                       (against_math ? "O against the MATH path, " : "O, ") + key);
+    return require_own_kernels(std::move(r), ctx, "attention, " + key, seen);
+}
+
 CorrectnessResult check_attention_small(Context& ctx) {
     CorrectnessResult r;
     int compared = 0;
@@ -209,11 +224,10 @@ CorrectnessResult check_attention_small(Context& ctx) {
             for (const int L : {1, 7, 97, 257}) {
                 const AttentionArgs shape{.batch = 1, .heads = 3, .seq_len = L, .head_dim = d, .causal = causal};
                 const std::string key = shape_words(shape);
-                const AttentionCase& c = case_of(ctx, "attention", shape, false);
-                Observation seen;
-                const AttentionOut out = run_attention(c, seen);
-                r = named_result(compare_bf16(out.o, c.ref.o, kAttentionTol, {std::size_t(3 * L), std::size_t(d)}), "O, " + key);
-                r = require_own_kernels(std::move(r), ctx, "attention, " + key, seen);
+                const AttentionCase* cp = nullptr;
+                AttentionOut out;
+                r = run_and_compare(ctx, "attention", shape, false, kAttentionTol, cp, out);
+                const AttentionCase& c = *cp;
                 if (r.passed) {
                     double worst = 0;
                     std::size_t at = 0;
@@ -249,14 +263,9 @@ CorrectnessResult check_attention_medium(Context& ctx) {
         {2, 4, 1000, 128, false}, {2, 4, 1024, 128, true}, {4, 16, 1000, 128, true}, {4, 16, 1024, 64, false}};
     for (const auto& m : shapes) {
         const AttentionArgs shape{.batch = m.batch, .heads = m.heads, .seq_len = m.seq_len, .head_dim = m.head_dim, .causal = m.causal};
-        const std::string key = shape_words(shape);
-        const AttentionCase& c = case_of(ctx, "medium", shape, true);
-        Observation seen;
-        const AttentionOut out = run_attention(c, seen);
-        r = named_result(compare_bf16(out.o, c.ref.o, kNaiveTol,
-                                   {std::size_t(m.batch) * m.heads * m.seq_len, std::size_t(m.head_dim)}),
-                      "O against the MATH path, " + key);
-        r = require_own_kernels(std::move(r), ctx, "attention, " + key, seen);
+        const AttentionCase* c = nullptr;
+        AttentionOut out;
+        r = run_and_compare(ctx, "medium", shape, true, kNaiveTol, c, out);
         if (!r.passed) return r;
     }
     r.message = "2 × 4 heads (L = 1000; 1024 causal) and 4 × 16 heads (L = 1000 causal; 1024 at d = 64), d = 128 unless "
@@ -611,19 +620,18 @@ void register_checks(Lab& lab) {
     // passes (the traffic alone allows 16/12 = 1.33; reading the row's end first, from L2, gives the rest);
     // attention 0.285 and 0.297 of cuBLAS (the issue's bar: 0.25); one head 2.26 and 2.27 × the MATH path (one
     // block per SM at one head: the MATH path's cuBLAS GEMMs fill the GPU better there than its L × L traffic costs).
-    lab.performance("perf.softmax_copy", "(a) softmax as a fraction of copy bandwidth (12 bytes per value)", 8,
-                    {.requires_check = "correct.softmax", .pass_bar = 0.5, .full_bar = 0.75, .unit = "of copy", .baseline = softmax_copy_baseline().baseline},
-                    perf_softmax_copy);
-    lab.performance("perf.softmax_vs_three", "(a) softmax over the three-pass baseline", 6,
-                    {.requires_check = "correct.softmax", .pass_bar = 1.1, .full_bar = 1.25, .unit = "x three-pass",
-                     .baseline = three_pass_baseline().baseline},
-                    perf_softmax_vs_three);
-    lab.performance("perf.attention_cublas", "(b) attention TFLOP/s over cuBLAS BF16's (B 1, H 32, L 8192, causal)", 18,
-                    {.requires_check = "correct.attention_medium", .pass_bar = 0.15, .full_bar = 0.25, .unit = "of cuBLAS",
-                     .baseline = cublas_baseline()},
+    const PerfSpec copy{.requires_check = "correct.softmax", .pass_bar = 0.5, .full_bar = 0.75, .unit = "of copy",
+                        .baseline = softmax_copy_baseline().baseline};
+    const PerfSpec three{.requires_check = "correct.softmax", .pass_bar = 1.1, .full_bar = 1.25, .unit = "x three-pass",
+                         .baseline = three_pass_baseline().baseline};
+    const PerfSpec cublas{.requires_check = "correct.attention_medium", .pass_bar = 0.15, .full_bar = 0.25,
+                          .unit = "of cuBLAS", .baseline = cublas_baseline()};
+    const PerfSpec naive{.requires_check = "correct.attention_medium", .pass_bar = 1.5, .full_bar = 2.0, .unit = "x MATH",
+                         .baseline = naive_baseline().baseline};
+    lab.performance("perf.softmax_copy", "(a) softmax as a fraction of copy bandwidth (12 bytes per value)", 8, copy, perf_softmax_copy);
+    lab.performance("perf.softmax_vs_three", "(a) softmax over the three-pass baseline", 6, three, perf_softmax_vs_three);
+    lab.performance("perf.attention_cublas", "(b) attention TFLOP/s over cuBLAS BF16's (B 1, H 32, L 8192, causal)", 18, cublas,
                     perf_attention_cublas);
-    lab.performance("perf.attention_vs_naive", "(b) attention over the MATH path (one head, L 8192, causal)", 8,
-                    {.requires_check = "correct.attention_medium", .pass_bar = 1.5, .full_bar = 2.0, .unit = "x MATH",
-                     .baseline = naive_baseline().baseline},
+    lab.performance("perf.attention_vs_naive", "(b) attention over the MATH path (one head, L 8192, causal)", 8, naive,
                     perf_attention_vs_naive);
 }

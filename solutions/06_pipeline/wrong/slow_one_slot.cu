@@ -10,13 +10,12 @@
 namespace wrong {
 
 __global__ void slow_one_slot_kernel(Work w) {
-    __shared__ alignas(16) uint4 slot[kTileChunks];
-    const auto* in = reinterpret_cast<const uint4*>(w.in);
     float acc = 0.0f;
+    __shared__ alignas(16) uint4 slot[kTileChunks];
     for (int j = 0; j < w.tiles_per_block; ++j) {
         const TileSpan t = tile_span(w, blockIdx.x, j);
         for (int c = threadIdx.x; c * 8 < t.count; c += kThreads) {
-            slot[c] = in[t.first / 8 + c];
+            slot[c] = reinterpret_cast<const uint4*>(w.in)[t.first / 8 + c];
             __threadfence_block();  // the defect: each piece waits for the one before it ...
             __nanosleep(200);       // ... and then idles
         }
