@@ -45,6 +45,13 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv);
 bool load_labs(const std::string& registry_path, const std::vector<std::string>& selectors, Registry& reg,
                std::vector<LabEntry>& labs);
 
+// --seed's check: a whole number from 1 to 2^64 − 1, digits only (refuses "", "-1", "0" and numbers that do not fit).
+CLI::Validator seed_validator();
+
+// Why the report file at @p path could not be written (a folder, no such folder, no permission), or "" when it
+// can: checked before grading, so that a bad path is refused at once rather than after minutes of grading.
+std::string unwritable_reason(const std::string& path);
+
 int grade_main(int argc, char** argv);                // grader [labs] [options]: grade the labs
 int calc_main(const std::vector<std::string>& args);  // grader calc: the chapter's models as a calculator
 int exercises_main(int argc, char** argv);            // grader exercises: write the student's cases

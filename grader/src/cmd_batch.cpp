@@ -30,7 +30,8 @@ void add_options(CLI::App& app, BatchCli& c, BatchOptions& o) {
     app.add_option("--gpus", o.gpus, "GPUs for the workers: all (the visible ones), or CUDA_VISIBLE_DEVICES values "
                                      "such as 0,2,3; each worker is pinned to one")
         ->capture_default_str();
-    app.add_option("--seed", c.seed, "The class's seed (default: drawn once and printed; with --resume, the earlier run's)");
+    app.add_option("--seed", c.seed, "The class's seed (default: drawn once and printed; with --resume, the earlier run's)")
+        ->check(seed_validator());
     app.add_option("--timeout", o.timeout_s, "Seconds one submission may take before it is stopped and flagged HUNG")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();

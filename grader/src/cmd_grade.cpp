@@ -150,7 +150,8 @@ void add_options(CLI::App& app, GradeCli& o) {
                    "Grade a submission (a directory, a git repository at HEAD, or an archive): only its editable "
                    "files are used, on this course's checks; every other file that differs is listed as ignored")
         ->excludes("--solution");
-    app.add_option("--seed", o.seed, "Seed for the random inputs (a run prints its seed; pass it to reproduce)");
+    app.add_option("--seed", o.seed, "Seed for the random inputs (a run prints its seed; pass it to reproduce)")
+        ->check(seed_validator());
     app.add_option("--json", o.json_file, "Also write the report as JSON (schema: docs/report-schema.json); '-' writes "
                                           "it to stdout and the table to stderr");
     app.add_option("--junit", o.junit_file, "Also write the report as JUnit XML");
@@ -300,6 +301,13 @@ int grade_main(int argc, char** argv) {
         return kExitPassed;
     }
     if (cli.seed == 0) cli.seed = fresh_seed();
+    // The report files are checked before grading (minutes on a GPU), not when they are written.
+    for (const auto& [option, path] : {std::pair{"--json", cli.json_file}, {"--junit", cli.junit_file}, {"--csv", cli.csv_file}})
+        if (!path.empty() && !(option == std::string("--json") && path == "-"))
+            if (const std::string why = unwritable_reason(path); !why.empty()) {
+                std::cerr << "grader: " << option << ": " << why << "\n";
+                return kExitUsage;
+            }
     // A submission that cannot be staged, or a class.toml that does not parse, is a usage error: said before measuring.
     if (!cli.submission.empty()) {
         const StagedSubmission check = stage_submission(cli.submission, reg, labs);

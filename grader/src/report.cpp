@@ -398,6 +398,16 @@ void print_report(std::ostream& out, const RunReport& r, bool colour, bool verbo
     if (r.pending_points() > 0) out << ", " << pts(r.pending_points()) << " pending a GPU";
     out << "  (seed " << r.seed << "; reproduce with --seed " << r.seed << ")\n";
     if (!r.gpu_available) out << "GPU checks skipped: " << r.no_gpu_reason << "\n";
+    // Before any work (the student's own tree, nothing scored and no question answered anywhere): say that this is
+    // expected, and where to start.
+    const bool nothing_answered = std::all_of(r.labs.begin(), r.labs.end(), [](const LabResult& l) {
+        return std::none_of(l.checks.begin(), l.checks.end(), [](const CheckResult& c) {
+            return c.kind == CheckKind::answer && c.status != Status::not_answered;
+        });
+    });
+    if (r.implementation == "student" && r.points() == 0 && nothing_answered && !r.labs.empty())
+        out << "Nothing done yet, so 0 points is what to expect. Start with lab 00: read labs/00_warmup/README.md, "
+               "then run `grader 00`.\n";
 }
 
 }  // namespace gpulab::grader

@@ -2,7 +2,8 @@
 # newcomer_test.sh GRADER SOURCE_DIR WORK PYTHON
 # The mistakes a newcomer makes, each graded on a copy (a submission of lab 00's answers.toml), and the
 # message each must get: a fraction, a missing quote, a deleted [section] line, a word that is not an
-# option; unanswered questions counted once; one check rerun by its id; the JSON on stdout.
+# option; unanswered questions counted once; one check rerun by its id; the JSON on stdout; the line an untouched
+# course ends with; seeds and report paths refused before grading.
 set -u
 grader=$1 src=$2 work=$3 python=$4
 rm -rf "$work"
@@ -77,4 +78,19 @@ while kill -0 $watcher 2>/dev/null && [ $i -le 600 ]; do i=$((i + 1)); sleep 0.1
 kill $watcher 2>/dev/null
 expect "--watch waits for a save" "watching 2 file\(s\) of lab 00: save one to regrade" "$work/watch.txt"
 expect "... and grades the saved answer" "vector_add.grid_blocks_n1000_block256 +PASS" "$work/watch.txt"
+# Before any work the run ends by saying so, and where to start.
+expect "an untouched course ends with where to start" "Nothing done yet, so 0 points is what to expect. Start with lab 00" "$work/stderr.txt"
+# A seed that is not one, and a report file that cannot be written, are refused before anything is graded (exit 2).
+for s in -1 99999999999999999999 "" 0 12a; do
+  "$grader" 00 --seed "$s" --only answers --no-build --no-color --no-ceilings > "$work/seed.txt" 2>&1; rc=$?
+  expect "--seed '$s' is refused" "'$s' is (not a seed|too large)" "$work/seed.txt"
+  if [ $rc -ne 2 ]; then echo "FAIL --seed '$s' exits $rc, not 2"; problems=$((problems + 1)); fi
+done
+for bad in "--json $work/no/such/folder/r.json" "--junit $work" "--csv $work/watch/labs"; do
+  # shellcheck disable=SC2086
+  "$grader" 00 $bad --only answers --no-build --no-color --no-ceilings > "$work/path.txt" 2>&1; rc=$?
+  expect "'$bad' is refused, saying why" "grader: --(json|junit|csv): (no such folder|.* is a folder)" "$work/path.txt"
+  expect_not "... before grading" "Lab 00" "$work/path.txt"
+  if [ $rc -ne 2 ]; then echo "FAIL '$bad' exits $rc, not 2"; problems=$((problems + 1)); fi
+done
 [ $problems -eq 0 ]
