@@ -307,20 +307,20 @@ std::vector<std::string> first_error_lines(const std::string& output, std::size_
 double LabResult::points() const {
     double s = 0;
     for (const CheckResult& c : checks) s += c.points;
-    return s;
+    return tidy_points(s);
 }
 
 double LabResult::max_points() const {
     double s = 0;
     for (const CheckResult& c : checks) s += c.max_points;
-    return s;
+    return tidy_points(s);
 }
 
 double LabResult::pending_points() const {
     double s = 0;
     for (const CheckResult& c : checks)
         if (c.status == Status::skipped) s += c.max_points;
-    return s;
+    return tidy_points(s);
 }
 
 namespace {

@@ -117,19 +117,19 @@ std::string short_reason(const CheckResult& c) {
 double RunReport::points() const {
     double s = 0;
     for (const LabResult& l : labs) s += l.points();
-    return s;
+    return tidy_points(s);
 }
 
 double RunReport::max_points() const {
     double s = 0;
     for (const LabResult& l : labs) s += l.max_points();
-    return s;
+    return tidy_points(s);
 }
 
 double RunReport::pending_points() const {
     double s = 0;
     for (const LabResult& l : labs) s += l.pending_points();
-    return s;
+    return tidy_points(s);
 }
 
 bool RunReport::all_passed() const {

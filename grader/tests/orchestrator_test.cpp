@@ -400,3 +400,18 @@ TEST_CASE("A code runner finds no secret on its command line or in its environme
     CHECK_FALSE(contains(environ_text, "LABS_CHANNEL_KEY_FD"));  // read and removed before main
     CHECK(seed == "987654321");
 }
+
+TEST_CASE("A lab's points are summed as reports show them: 100, not 100.00000000000001", "[orchestrator]") {
+    LabResult l;
+    double naive = 0;
+    for (int i = 0; i < 10; ++i) {
+        CheckResult c;
+        c.max_points = 0.1;
+        c.points = i < 3 ? 0.1 : 0.0;
+        naive += c.max_points;
+        l.checks.push_back(c);
+    }
+    REQUIRE(naive != 1.0);  // what adding the points as they come gives
+    CHECK(l.max_points() == 1.0);
+    CHECK(l.points() == 0.3);
+}

@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -120,6 +121,10 @@ struct GradeOptions {
     /// itself): a class's submissions and gradebook, a submission's own copy.
     std::vector<std::string> hidden_paths;
 };
+
+/** @brief A sum of points as reports show it: rounded to a millionth, so that adding fractional points does not
+ *  leave 100.00000000000001 for a lab worth 100. */
+[[nodiscard]] inline double tidy_points(double sum) { return std::round(sum * 1e6) / 1e6; }
 
 /** @brief Everything graded for one lab. */
 struct LabResult {
