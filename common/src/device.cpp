@@ -115,9 +115,14 @@ DeviceProbe probe_device(int ordinal) noexcept {
                                  ? DeviceAvailability::no_device
                                  : DeviceAvailability::driver_error;
             p.reason = "no CUDA device: ";
-            p.reason += e == cudaSuccess ? std::string("the driver reports 0 devices")
-                                         : std::string(cudaGetErrorString(e)) + " (" +
-                                               cudaGetErrorName(e) + ")";
+            if (e == cudaErrorInsufficientDriver && !nvidia_driver_loaded())
+                p.reason += "no NVIDIA GPU or driver was found on this machine (CUDA: " + std::string(cudaGetErrorName(e)) + ")";
+            else if (e == cudaErrorInsufficientDriver)
+                p.reason += "the NVIDIA driver is older than this CUDA runtime needs: update the driver (" +
+                            std::string(cudaGetErrorName(e)) + ")";
+            else
+                p.reason += e == cudaSuccess ? std::string("the driver reports 0 devices")
+                                             : std::string(cudaGetErrorString(e)) + " (" + cudaGetErrorName(e) + ")";
             return p;
         }
         if (ordinal < 0 || ordinal >= count) {

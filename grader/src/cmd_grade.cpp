@@ -18,6 +18,7 @@
 #include "grader/process.hpp"
 #include "grader/report.hpp"
 #include "grader/submission.hpp"
+#include "labs/device.hpp"
 
 namespace gpulab::grader::cli {
 
@@ -45,7 +46,10 @@ Ceilings measure(const Registry& reg, bool verbose) {
     }
     close(fd);
     c.file = path;
-    std::cerr << "Measuring this GPU's ceilings (copy bandwidth, BF16 GEMM, launch and memory latency) ...\n";
+    // (Without a driver there is nothing to measure: the ceilings program says so at once, and the run ends saying why
+    // the GPU checks were skipped.)
+    if (nvidia_driver_loaded())
+        std::cerr << "Measuring this GPU's ceilings (copy bandwidth, BF16 GEMM, launch and memory latency) ...\n";
     std::vector<std::string> argv = reg.ceilings_command;
     argv.insert(argv.end(), {"--out", c.file});
     const ChildOutcome o = run_child(argv, 300, false);

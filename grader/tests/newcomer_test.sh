@@ -3,7 +3,7 @@
 # The mistakes a newcomer makes, each graded on a copy (a submission of lab 00's answers.toml), and the
 # message each must get: a fraction, a missing quote, a deleted [section] line, a word that is not an
 # option; unanswered questions counted once; one check rerun by its id; the JSON on stdout; the line an untouched
-# course ends with; seeds and report paths refused before grading.
+# course ends with; seeds and report paths refused before grading; a machine without a driver said to be one.
 set -u
 grader=$1 src=$2 work=$3 python=$4
 rm -rf "$work"
@@ -93,4 +93,10 @@ for bad in "--json $work/no/such/folder/r.json" "--junit $work" "--csv $work/wat
   expect_not "... before grading" "Lab 00" "$work/path.txt"
   if [ $rc -ne 2 ]; then echo "FAIL '$bad' exits $rc, not 2"; problems=$((problems + 1)); fi
 done
+# A machine with no NVIDIA driver at all: said so, not "driver version is insufficient", and nothing is "measured".
+if [ ! -e /proc/driver/nvidia/version ]; then
+  "$grader" 00 --only correct.n1 --no-build --no-color > "$work/nodriver.txt" 2>&1
+  expect "no driver: said plainly" "GPU checks skipped: no CUDA device: no NVIDIA GPU or driver was found" "$work/nodriver.txt"
+  expect_not "... with no ceilings measured" "Measuring this GPU" "$work/nodriver.txt"
+fi
 [ $problems -eq 0 ]

@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,9 +63,17 @@ struct DeviceProbe {
 /**
  * @brief Looks for CUDA device @p ordinal without throwing. On a machine with no GPU or driver this
  * returns quickly with `available() == false` and a reason such as "no CUDA device: CUDA driver
- * version is insufficient for CUDA runtime version (cudaErrorInsufficientDriver)".
+ * version is insufficient ..." — said as "no NVIDIA GPU or driver was found" where no driver is loaded.
  */
 [[nodiscard]] DeviceProbe probe_device(int ordinal = 0) noexcept;
+
+/** @brief Whether an NVIDIA kernel driver is loaded on this machine (/proc/driver/nvidia/version exists): without
+ *  one, CUDA's "driver version is insufficient" means that there is no driver at all, not an old one. */
+[[nodiscard]] inline bool nvidia_driver_loaded() noexcept {
+    std::FILE* f = std::fopen("/proc/driver/nvidia/version", "r");
+    if (f != nullptr) std::fclose(f);
+    return f != nullptr;
+}
 
 /**
  * @brief The state of the machine when a measurement was taken: the device, its driver and runtime,
