@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 #include <sstream>
+#include <vector>
 
 #ifndef LABS_GRADER_VERSION
 #define LABS_GRADER_VERSION "unknown"
@@ -288,13 +289,46 @@ void print_submission(std::ostream& out, const nlohmann::json& s, const Style& s
 
 // One row per check. The id is the handouts' vocabulary (and what --only takes); the title says it in words. The
 // target comes last, whole; a check that did not run says why in its row.
+// A cell of a column @p w wide: the text cut to leave at least one space before the next column.
+std::string cell(const std::string& s, std::size_t w) { return pad(s, w - 1) + " "; }
+
+// @p s in lines of at most @p w columns, broken between words (a word longer than a line is cut).
+std::vector<std::string> wrap_words(const std::string& s, std::size_t w) {
+    std::vector<std::string> lines{""};
+    std::istringstream words(s);
+    std::string word;
+    while (words >> word) {
+        std::string& line = lines.back();
+        if (line.empty()) line = word;
+        else if (width(line) + 1 + width(word) <= w) line += " " + word;
+        else lines.push_back(word);
+    }
+    return lines;
+}
+
+// The table: one row per check; a check's id and title wrap onto lines of their own under it rather than being cut
+// (the title says the shape that was graded).
 void print_table(std::ostream& out, const LabResult& l, bool colour, const Style& st) {
-    out << "  " << pad("check", 56) << pad("status", 13) << pad("measured", 24) << pad("points", 11) << "target\n";
+    constexpr std::size_t kName = 56;
+    out << "  " << cell("check", kName) << cell("status", 13) << cell("measured", 24) << cell("points", 11) << "target\n";
     for (const CheckResult& c : l.checks) {
         const std::string name = c.title.empty() || c.title == c.id ? c.id : c.id + "  " + c.title;
+        // The id and as much of the title as fits; the rest of the title wrapped under it, indented.
+        std::vector<std::string> lines{name};
+        if (width(name) > kName - 1) {
+            std::istringstream words(c.title);
+            std::string word, rest;
+            lines = {c.id + " "};
+            while (words >> word)
+                if (rest.empty() && width(lines[0]) + 1 + width(word) <= kName - 1) lines[0] += " " + word;
+                else rest += (rest.empty() ? "" : " ") + word;
+            for (const std::string& w : wrap_words(rest, kName - 5))
+                if (!w.empty()) lines.push_back(w);
+        }
         const std::string measured = c.status == Status::skipped || c.status == Status::not_run ? short_reason(c) : c.measured;
-        out << "  " << pad(name, 56) << (colour ? colour_of(c.status) : "") << pad(upper(to_string(c.status)), 13) << st.reset
-            << pad(measured, 24) << pad(pts(c.points) + "/" + pts(c.max_points), 11) << c.target << "\n";
+        out << "  " << cell(lines.front(), kName) << (colour ? colour_of(c.status) : "") << cell(upper(to_string(c.status)), 13)
+            << st.reset << cell(measured, 24) << cell(pts(c.points) + "/" + pts(c.max_points), 11) << c.target << "\n";
+        for (std::size_t i = 1; i < lines.size(); ++i) out << "      " << st.dim << lines[i] << st.reset << "\n";
     }
 }
 

@@ -3,7 +3,8 @@
 # The mistakes a newcomer makes, each graded on a copy (a submission of lab 00's answers.toml), and the
 # message each must get: a fraction, a missing quote, a deleted [section] line, a word that is not an
 # option; unanswered questions counted once; one check rerun by its id; the JSON on stdout; the line an untouched
-# course ends with; seeds and report paths refused before grading; a machine without a driver said to be one.
+# course ends with; seeds and report paths refused before grading; long titles wrapped; a machine without a driver
+# said to be one.
 set -u
 grader=$1 src=$2 work=$3 python=$4
 rm -rf "$work"
@@ -93,6 +94,11 @@ for bad in "--json $work/no/such/folder/r.json" "--junit $work" "--csv $work/wat
   expect_not "... before grading" "Lab 00" "$work/path.txt"
   if [ $rc -ne 2 ]; then echo "FAIL '$bad' exits $rc, not 2"; problems=$((problems + 1)); fi
 done
+# A title too long for its column wraps under it: nothing cut, the status after a space.
+"$grader" 09 --only policy.synthetic --no-build --no-color --no-ceilings > "$work/wrap.txt" 2>&1
+expect "a long title's first words, then a space before the status" "^  policy\.synthetic  \(d\) the strategy[^~]* (FAIL|PASS) " "$work/wrap.txt"
+expect "... the rest on the line under it" "^      .*every crossover$" "$work/wrap.txt"
+expect_not "... and nothing cut" "~ +(FAIL|PASS|SKIPPED)" "$work/wrap.txt"
 # A machine with no NVIDIA driver at all: said so, not "driver version is insufficient", and nothing is "measured".
 if [ ! -e /proc/driver/nvidia/version ]; then
   "$grader" 00 --only correct.n1 --no-build --no-color > "$work/nodriver.txt" 2>&1
