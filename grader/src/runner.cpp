@@ -271,8 +271,12 @@ std::string slip_hint(double given, double key, double rel_tol) {
     return "";
 }
 
-// What a TOML syntax error in answers.toml most likely means, from the offending line ("" when unsure).
-std::string answers_syntax_hint(const std::string& line) {
+// What a TOML syntax error in answers.toml most likely means, from the offending line, the parser's description and
+// (for a key written twice) the line it was first written on ("" when unsure).
+std::string answers_syntax_hint(const std::string& line, const std::string& description, const std::string& earlier) {
+    if (description.find("redefine") != std::string::npos)
+        return " — written twice" + (earlier.empty() ? std::string() : " (also on line " + earlier + ")") +
+               ": keep one of the two lines";
     const auto eq = line.find('=');
     const std::string value = eq == std::string::npos ? "" : line.substr(eq + 1);
     if (std::count(line.begin(), line.end(), '"') % 2 == 1)
@@ -300,13 +304,24 @@ AnswerSheet read_answer_sheet(const std::string& path) {
         // Name the lab's file (its folder and name), the place, what the parser says, and what it likely means.
         const std::filesystem::path p(path);
         const std::string where = (p.parent_path().filename() / p.filename()).string();
-        std::string line;
+        std::vector<std::string> lines;
         {
             std::ifstream in(path);
-            for (std::size_t n = 0; n < b.line && std::getline(in, line);) ++n;
+            for (std::string l; lines.size() < b.line && std::getline(in, l);) lines.push_back(l);
         }
+        const std::string line = lines.size() == b.line ? lines.back() : "";
+        // For a key or a [section] written twice: the nearest line above with the same text before '=' (or the same
+        // [section] line).
+        const auto head = [](const std::string& l) {
+            const std::string k = l.substr(0, l.find('='));
+            const auto a = k.find_first_not_of(" \t"), z = k.find_last_not_of(" \t");
+            return a == std::string::npos ? std::string() : k.substr(a, z - a + 1);
+        };
+        std::string earlier;
+        for (std::size_t n = lines.size(); n-- > 1 && earlier.empty() && !head(line).empty();)
+            if (head(lines[n - 1]) == head(line)) earlier = std::to_string(n);
         sheet.parse_error = where + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " +
-                            std::string(err.description()) + answers_syntax_hint(line);
+                            std::string(err.description()) + answers_syntax_hint(line, std::string(err.description()), earlier);
     }
     return sheet;
 }
