@@ -46,6 +46,7 @@ Ceilings measure(const Registry& reg, bool verbose) {
     }
     close(fd);
     c.file = path;
+    remove_on_signal(c.file);
     // (Without a driver there is nothing to measure: the ceilings program says so at once, and the run ends saying why
     // the GPU checks were skipped.)
     if (nvidia_driver_loaded())
@@ -71,6 +72,7 @@ Ceilings measure(const Registry& reg, bool verbose) {
     }
     if (!c.available) {
         std::remove(c.file.c_str());
+        remove_on_signal(c.file, false);
         c.file.clear();
     }
     return c;
@@ -336,7 +338,7 @@ int grade_main(int argc, char** argv) {
         const int rc = !staged.error.empty() ? (std::cerr << "grader: " << staged.error << "\n", kExitUsage)
                                              : publish(cli, opts, grade_labs(cli, opts, c, labs, staged));
         if (!cli.watch || (cli.watch_rounds > 0 && round >= cli.watch_rounds)) {
-            if (!c.file.empty()) std::remove(c.file.c_str());
+            if (!c.file.empty()) std::remove(c.file.c_str()), remove_on_signal(c.file, false);
             return rc;
         }
         std::cerr << "\nwatching " << watched.size() << " file(s) of lab" << (labs.size() > 1 ? "s" : "");

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <mutex>
 #include <map>
 #include <random>
 #include <sstream>
@@ -405,6 +406,10 @@ private:
     std::atomic<pid_t>* slot_ = nullptr;
 };
 
+// Files to remove when a signal ends the grader (each a path of at most 255 bytes; empty slots are free).
+std::array<std::array<char, 256>, 8> g_remove_on_signal{};
+std::mutex g_remove_on_signal_mutex;
+
 // SIGINT/SIGTERM: ask every running child's process group to stop (a build then removes what it half
 // wrote), give them up to 3 s, kill what is left, then end as the signal says. Only async-signal-safe calls.
 void stop_children_and_exit(int sig) {
@@ -420,6 +425,12 @@ void stop_children_and_exit(int sig) {
     }
     for (auto& slot : g_active_children)
         if (const pid_t pid = slot.load(); pid > 0) kill(-pid, SIGKILL);
+    for (const auto& path : g_remove_on_signal)
+        if (path[0] != '\0') unlink(path.data());
+    const char* said = sig == SIGINT ? "\ngrader: interrupted: the running lab was stopped, nothing more is graded\n"
+                                     : "\ngrader: terminated: the running lab was stopped, nothing more is graded\n";
+    ssize_t ignored = write(STDERR_FILENO, said, strlen(said));
+    (void)ignored;
     std::signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -446,6 +457,19 @@ ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_s, b
     out.output_tail = last_lines(out.output_tail, 12);
     parse_report(report, key, out);
     return out;
+}
+
+void remove_on_signal(const std::string& path, bool remove) {
+    if (path.empty() || path.size() >= 256) return;
+    const std::lock_guard<std::mutex> lock(g_remove_on_signal_mutex);
+    for (auto& slot : g_remove_on_signal) {
+        const bool match = path == slot.data();
+        if (remove && slot[0] == '\0') {
+            std::memcpy(slot.data(), path.c_str(), path.size() + 1);
+            return;
+        }
+        if (!remove && match) slot[0] = '\0';
+    }
 }
 
 void stop_children_on_signals() {

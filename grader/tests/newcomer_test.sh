@@ -3,8 +3,8 @@
 # The mistakes a newcomer makes, each graded on a copy (a submission of lab 00's answers.toml), and the
 # message each must get: a fraction, a missing quote, a key written twice, a deleted [section] line, a word that
 # is not an option; unanswered questions counted once; one check rerun by its id; the JSON on stdout; the line an
-# untouched course ends with; seeds and report paths refused before grading; long titles wrapped; a machine
-# without a driver said to be one.
+# untouched course ends with; seeds and report paths refused before grading; long titles wrapped; Ctrl-C; a
+# machine without a driver said to be one.
 set -u
 grader=$1 src=$2 work=$3 python=$4
 rm -rf "$work"
@@ -102,6 +102,21 @@ done
 expect "a long title's first words, then a space before the status" "^  policy\.synthetic  \(d\) the strategy[^~]* (FAIL|PASS) " "$work/wrap.txt"
 expect "... the rest on the line under it" "^      .*every crossover$" "$work/wrap.txt"
 expect_not "... and nothing cut" "~ +(FAIL|PASS|SKIPPED)" "$work/wrap.txt"
+# Ctrl-C while labs are graded: said, exit 130, and the run's temporary files (the ceilings' JSON) removed.
+ls -d /tmp/grader-* 2>/dev/null | sort > "$work/tmp_before.txt"
+"$grader" --no-build --no-color > "$work/interrupted.txt" 2>&1 &
+graded=$!
+i=0
+until grep -q "Grading lab 01" "$work/interrupted.txt" 2>/dev/null || [ $i -gt 1200 ]; do i=$((i + 1)); sleep 0.1; done
+kill -INT $graded
+wait $graded
+rc=$?
+expect "Ctrl-C is said" "grader: interrupted: the running lab was stopped" "$work/interrupted.txt"
+if [ $rc -ne 130 ]; then echo "FAIL Ctrl-C exits $rc, not 130"; problems=$((problems + 1)); fi
+ls -d /tmp/grader-* 2>/dev/null | sort > "$work/tmp_after.txt"
+if [ -n "$(comm -13 "$work/tmp_before.txt" "$work/tmp_after.txt")" ]; then
+  echo "FAIL Ctrl-C left temporary files:"; comm -13 "$work/tmp_before.txt" "$work/tmp_after.txt"; problems=$((problems + 1))
+else echo "ok   ... and leaves no temporary file"; fi
 # A machine with no NVIDIA driver at all: said so, not "driver version is insufficient", and nothing is "measured".
 if [ ! -e /proc/driver/nvidia/version ]; then
   "$grader" 00 --only correct.n1 --no-build --no-color > "$work/nodriver.txt" 2>&1

@@ -120,6 +120,12 @@ struct ChildOutcome {
  */
 void stop_children_on_signals();
 
+/**
+ * @brief Registers (@p remove true) or forgets (false) a file that a SIGINT or SIGTERM ending the grader removes
+ * (a temporary file of the run: the ceilings' JSON); at most eight at once, paths under 256 bytes.
+ */
+void remove_on_signal(const std::string& path, bool remove = true);
+
 /** @brief The non-empty lines of @p text (a tool's output, a list written one item per line). */
 [[nodiscard]] std::vector<std::string> split_lines(const std::string& text);
 
