@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <fstream>
+#include <regex>
 #include <map>
 #include <set>
 
@@ -431,6 +432,25 @@ std::vector<std::size_t> checks_to_run(const Lab& lab, const RunnerOptions& opts
     return order;
 }
 
+// One warning when the file's `# case NAME: ...  (student X)` lines (written by `grader exercises`) are another
+// student's than the cases this run grades: the answers below them were worked for other parameters.
+void warn_other_students_cases(const std::string& answers_file, const std::string& student, Emitter& out) {
+    std::ifstream in(answers_file);
+    static const std::regex marked(R"(^# case [^:]+:.*\(student ([^)]+)\)\s*$)");
+    for (std::string line; std::getline(in, line);) {
+        std::smatch m;
+        if (!std::regex_match(line, m, marked) || m[1].str() == student) continue;
+        out.send({{"type", "warning"},
+                  {"message", "the case lines of " + std::filesystem::path(answers_file).filename().string() +
+                                  " were written for student " + m[1].str() + " (`grader exercises`), but this run grades " +
+                                  (student.empty() ? std::string("the stated cases (no student id)")
+                                                   : "student " + student + "'s cases") +
+                                  ": grade with --student " + m[1].str() + " (or set [student] id in class.toml), or "
+                                  "run `grader exercises` again"}});
+        return;
+    }
+}
+
 // One warning for the keys of the answers file that no question has; if they are questions without their
 // [section] line, it says so.
 void warn_unknown_keys(const Lab& lab, const AnswerSheet& sheet, Emitter& out) {
@@ -461,6 +481,7 @@ void run_answers(const Lab& lab, const std::vector<std::size_t>& order, const Ru
     const AnswerSheet sheet = read_answer_sheet(opts.answers_file);
     if (!sheet.parse_error.empty()) out.send({{"type", "warning"}, {"message", "answers file does not parse: " + sheet.parse_error}});
     warn_unknown_keys(lab, sheet, out);
+    warn_other_students_cases(opts.answers_file, opts.student, out);
     for (std::size_t i : order) {
         const CheckDecl& d = lab.checks()[i];
         out.send({{"type", "start"}, {"id", d.id}});

@@ -2,9 +2,9 @@
 # newcomer_test.sh GRADER SOURCE_DIR WORK PYTHON
 # The mistakes a newcomer makes, each graded on a copy (a submission of lab 00's answers.toml), and the
 # message each must get: a fraction, a missing quote, a key written twice, a deleted [section] line, a word that
-# is not an option; unanswered questions counted once; one check rerun by its id; the JSON on stdout; the line an
-# untouched course ends with; seeds and report paths refused before grading; long titles wrapped; Ctrl-C; a
-# machine without a driver said to be one.
+# is not an option, another student's case lines; unanswered questions counted once; one check rerun by its id;
+# the JSON on stdout; the line an untouched course ends with; seeds and report paths refused before grading; long
+# titles wrapped; Ctrl-C; a machine without a driver said to be one.
 set -u
 grader=$1 src=$2 work=$3 python=$4
 rm -rf "$work"
@@ -32,6 +32,8 @@ expect "a deleted [section] line is named, in one warning" "the \[vector_add\] l
 grade_answers twice 's|^grid_blocks_n1000_block256 = ""|grid_blocks_n1000_block256 = 4\ngrid_blocks_n1000_block256 = 5|'
 expect "a key written twice: said so, with the other line" "written twice \(also on line [0-9]+\): keep one of the two lines" "$work/twice.txt"
 expect_not "... not the hint about quotes" "a number goes without quotes" "$work/twice.txt"
+grade_answers bob 's|^\(# case vector: .*\)$|\1  (student bob)|'
+expect "case lines written for another student: a warning" "case lines of answers.toml were written for student bob .*this run grades the stated cases" "$work/bob.txt"
 grade_answers option 's|^limited_by_on_this_gpu = ""|limited_by_on_this_gpu = "bandwidth"|'
 expect "a word that is not an option is an error, even without a GPU" "limited_by_on_this_gpu +ERROR" "$work/option.txt"
 expect "... and the options are named" "\"bandwidth\" is not an option; write one of: memory, compute" "$work/option.txt"
