@@ -75,14 +75,22 @@ void register_answers(Lab& lab) {
     lab.number_for_case("stream", "case.one_slot_us", "Overlapped as far as one device slot allows (µs)", 3.5, 0.0,
                         [=](const CaseValues& v) { return models::stream_pipeline_time_us(v.at("chunks"), stages(v), 1); });
 
-    // The calculator run that works Example 5-2's speed-up (Amdahl: the kernel is 20 µs of the 35 µs critical path,
-    // made 4x faster): where `grader calc` has these two values it shows the method, not the numbers. The
-    // calculator has no model of a transfer, a three-stage stream pipeline or a compile's cost: the other questions
-    // have no run.
+    // The calculator runs that work graded questions: Example 5-2's speed-up (Amdahl: the kernel is 20 µs of the
+    // 35 µs critical path, made 4x faster) and the pipelines (stream-pipeline, at the paper pipeline's and the case's
+    // chunks and stage times, any slots): where `grader calc` has these values it shows the method, not the numbers.
+    // The calculator has no model of a transfer or a compile's cost: those questions have no run.
     const auto exact = [](double x) {  // the shortest text that reads back as x
         char buf[32];
         return std::string(buf, std::to_chars(buf, buf + sizeof buf, x).ptr);
     };
     lab.graded_calc("example_5_2.overall_speedup",
                     {.model = "amdahl", .params = {{"fraction", exact(20 / result_at_us(20))}, {"speedup", exact(20.0 / 5)}}});
+    const auto pipeline_run = [=](std::int64_t chunks, const models::StreamStages& s) {
+        return CalcRun{.model = "stream-pipeline",
+                       .params = {{"chunks", std::to_string(chunks)}, {"h2d-us", exact(s.h2d_us)},
+                                  {"kernel-us", exact(s.kernel_us)}, {"d2h-us", exact(s.d2h_us)}}};
+    };
+    lab.graded_calc("pipeline.serial_us, pipeline.overlapped_us, pipeline.bottleneck", pipeline_run(kPaperChunks, kPaperPipeline));
+    lab.graded_calc_for_case("stream", "case.serial_us, case.overlapped_us, case.one_slot_us",
+                             [=](const CaseValues& v) { return pipeline_run(v.at("chunks"), stages(v)); });
 }

@@ -243,6 +243,21 @@ void run_pipeline(Context& c) {
 }
 
 // ---------------------------------------------------------------------------------------------
+void run_stream_pipeline(Context& c) {
+    const std::int64_t chunks = c.whole("chunks");
+    const StreamStages s{c.number("h2d-us"), c.number("kernel-us"), c.number("d2h-us")};
+    const int slots = static_cast<int>(c.whole("slots"));
+    const double serial = stream_serial_time_us(chunks, s), overlapped = stream_pipeline_time_us(chunks, s, slots);
+    c.step("serial_us", serial, "µs", "chunks · (h2d_us + kernel_us + d2h_us): nothing overlapped");
+    c.result_text("bottleneck", stream_bottleneck(s), "the slowest stage sets the pace (on a tie, the earliest)");
+    c.result("overlapped_us", overlapped, "µs",
+             slots == 0 ? "h2d_us + kernel_us + d2h_us + (chunks − 1) · max(h2d_us, kernel_us, d2h_us): enough slots"
+                        : "three in-order engines; chunk j in slot j mod slots: its copy in waits until the slot's "
+                          "last kernel is done, its kernel until that chunk is copied out (simulated)");
+    c.result("speedup", serial / overlapped, "", "serial_us / overlapped_us");
+}
+
+// ---------------------------------------------------------------------------------------------
 void run_attention_capacity(Context& c) {
     AttentionShape a;
     a.seq_len = c.whole("seq-len");
@@ -499,6 +514,15 @@ std::vector<Entry> make_registry() {
                    p("slots", "slots", K::count, "2", "buffer slots")},
                   ""},
                  run_pipeline});
+    r.push_back({{"stream-pipeline", "chunks through copy in, kernel and copy out on three engines: serial vs overlapped",
+                  "5.1.3",
+                  {p("chunks", "chunks", K::count, "16", "chunks n"),
+                   p("h2d-us", "µs", K::non_negative, "50", "one chunk's copy in"),
+                   p("kernel-us", "µs", K::non_negative, "80", "one chunk's kernel"),
+                   p("d2h-us", "µs", K::non_negative, "50", "one chunk's copy out"),
+                   p("slots", "slots", K::size, "0", "device slots (an input and an output buffer each); 0: enough")},
+                  ""},
+                 run_stream_pipeline});
     r.push_back({{"attention-capacity", "largest query block for a K/V block in a shared-memory budget, and its cost", "5.3.3",
                   {p("seq-len", "tokens", K::count, "8192", "sequence length L"),
                    p("head-dim", "elements", K::count, "model:head_dim", "head dimension d"),
