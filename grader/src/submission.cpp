@@ -30,13 +30,21 @@ std::string run(const std::vector<std::string>& argv, std::string* output = null
     if (o.spawn_failed) return o.output;
     if (o.timed_out) return argv.front() + " timed out";
     if (o.exit_code != 0) {
-        // The tool's own verdict is its last line (python's zipfile ends a traceback with "BadZipFile: File is
-        // not a zip file"; tar with "Error is not recoverable"): that line, not the top of what it printed.
-        std::string tail = o.output_tail;
-        while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r' || tail.back() == ' ')) tail.pop_back();
-        const std::size_t nl = tail.find_last_of('\n');
-        const std::string last = nl == std::string::npos ? tail : tail.substr(nl + 1);
-        return argv.front() + " failed" + (last.empty() ? " (exit code " + std::to_string(o.exit_code) + ")" : ": " + last);
+        // The cause is in the tool's last lines, less the ones that only say it gave up (tar: "gzip: stdin: not in
+        // gzip format", then "Child returned status 1" and "Error is not recoverable: exiting now"; python's
+        // zipfile ends its traceback with "BadZipFile: File is not a zip file"): the last two that are left, a
+        // traceback's own lines left out.
+        std::vector<std::string> said;
+        for (const std::string& line : split_lines(o.output_tail))
+            if (line.find("Error is not recoverable") == std::string::npos &&
+                line.find("Child returned status") == std::string::npos &&
+                line.find("Exiting with failure status") == std::string::npos && !line.empty() && line[0] != ' ' &&
+                line[0] != '\t' && line.rfind("Traceback", 0) != 0)  // (a traceback's frames are indented)
+                said.push_back(line);
+        std::string why;
+        for (std::size_t i = said.size() > 2 ? said.size() - 2 : 0; i < said.size(); ++i)
+            why += (why.empty() ? "" : "; ") + said[i];
+        return argv.front() + " failed" + (why.empty() ? " (exit code " + std::to_string(o.exit_code) + ")" : ": " + why);
     }
     return "";
 }

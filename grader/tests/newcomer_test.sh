@@ -4,7 +4,7 @@
 # message each must get: a fraction, a missing quote, a key written twice, a deleted [section] line, a word that
 # is not an option, another student's case lines; unanswered questions counted once; one check rerun by its id;
 # the JSON on stdout; the line an untouched course ends with; seeds and report paths refused before grading; long
-# titles wrapped; Ctrl-C; a machine without a driver said to be one.
+# titles wrapped; Ctrl-C; a broken archive; a machine without a driver said to be one.
 set -u
 grader=$1 src=$2 work=$3 python=$4
 rm -rf "$work"
@@ -119,6 +119,10 @@ ls -d /tmp/grader-* 2>/dev/null | sort > "$work/tmp_after.txt"
 if [ -n "$(comm -13 "$work/tmp_before.txt" "$work/tmp_after.txt")" ]; then
   echo "FAIL Ctrl-C left temporary files:"; comm -13 "$work/tmp_before.txt" "$work/tmp_after.txt"; problems=$((problems + 1))
 else echo "ok   ... and leaves no temporary file"; fi
+# A broken archive: the file, and the cause (not only the tool's last line).
+printf 'not an archive\n' > "$work/broken.tar.gz"
+"$grader" 00 --submission "$work/broken.tar.gz" --no-color --no-ceilings > "$work/archive.txt" 2>&1
+expect "a broken archive is named with its cause" "cannot read the submission .*broken\.tar\.gz: tar failed: .*not in gzip format" "$work/archive.txt"
 # A machine with no NVIDIA driver at all: said so, not "driver version is insufficient", and nothing is "measured".
 if [ ! -e /proc/driver/nvidia/version ]; then
   "$grader" 00 --only correct.n1 --no-build --no-color > "$work/nodriver.txt" 2>&1
