@@ -98,7 +98,7 @@ public:
         for (const Flag& f : flags)
             if (!contains(names, f.name)) names += " " + f.name;
         if (!names.empty()) line += "; flags:" + names;
-        if (done_ < total_) line += "; " + eta_locked();
+        if (done_ < total_ && !skipped) line += "; " + eta_locked();  // (an unchanged one took no time: no estimate)
         clear_locked();
         std::cerr << line << "\n";
         redraw_locked();

@@ -91,6 +91,8 @@ expect("passed over" in text("a.txt") and "notes.txt" in text("a.txt"), "a file 
 
 expect(rc("a-resume") == 0 and "0 done now, 8 unchanged" in text("a-resume.txt"),
        "--resume (without --seed: the earlier run's) grades nothing again")
+expect(not [l for l in text("a-resume.txt").splitlines() if "unchanged since its report" in l and "ETA" in l],
+       "... and its lines for unchanged submissions carry no ETA")
 expect(text("a.mtimes") == text("a-resume.mtimes") and text("a.mtimes").count("\n") == 8 + 7,
        "--resume leaves every report and record as it was")
 
