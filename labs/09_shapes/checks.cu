@@ -593,9 +593,9 @@ CorrectnessResult check_crossover(Context& ctx) {
 // The costs first, measured as the trace is served: at each row count of kCostGrid, each strategy's calls back to
 // back on the host clock (the least of three blocks of calls), every call on fresh X (its M rows drawn on the device
 // from a secret just before it) and sampled after it (SampledCalls) — T per call is the call with the same small
-// drawing and sampling every served call has. P of specialised at each row count: its first call (the compilation, the cache's store, the load)
-// less a call — a kernel for a few rows may take longer to compile than one for many. Every measured call's samples
-// are checked afterwards: a call answered from an earlier one is found there too.
+// drawing and sampling every served call has. P of specialised at each row count: its first call (the compilation,
+// the cache's store, the load) less a call — a kernel for a few rows may take longer to compile than one for many.
+// Every measured call's samples are checked afterwards: a call answered from an earlier one is found there too.
 // Then the graded trace, drawn from the run's seed and these costs (lab09::graded_trace: its mix in serving.hpp and
 // the handout), served once by your policy from an empty cache: the grader's loop asks choose_strategy() before each
 // call with the call's costs and the calls of its M still queued, and runs what it chose. Every call gets fresh X and
@@ -605,8 +605,8 @@ CorrectnessResult check_crossover(Context& ctx) {
 // measured before it do not describe the code that ran: INVALID). Last, each (strategy, M) of your plan once more on
 // fresh X, checked in full against the generic kernel. Then the costs are held to account: every strategy at each M
 // the trace calls more than once measured again (in a secret order, with the served run's cache), and the grid's
-// calls at measure.crossover's M against that check's runs; a cost that moved past 1.5× (P: 2.5×) makes the grade INVALID
-// (the trace and the prices were drawn from costs that did not describe the code).
+// calls at measure.crossover's M against that check's runs; a cost that moved past 1.5× (P: 2.5×) makes the grade
+// INVALID (the trace and the prices were drawn from costs that did not describe the code).
 
 // Every call of a run sampled: before it, its X drawn from a secret (before()); after it, a kernel of the grader's
 // copies kSampled elements of its output at positions drawn then from a secret (after()); afterwards each call's X
@@ -794,9 +794,9 @@ const char* strategy_name(int k) { return k == 0 ? "generic" : k == 1 ? "buckete
 // After the served run, every strategy's cost measured again at each M the trace calls more than once (the decode and
 // warm shapes: where the plan's decisions are), in an order drawn from a secret and with the served run's cache and
 // buffers: T as the grid measures it; P where the served run did not compile that M. Each against the grid's price
-// for that M (costs_for): a disagreement past kSameCall or kSamePrep goes into sv.disagree — the costs the trace and the grade
-// were drawn from did not describe the code (a launcher slower while the costs are measured than at other times
-// makes a plan that avoids it look best).
+// for that M (costs_for): a disagreement past kSameCall or kSamePrep goes into sv.disagree — the costs the trace and
+// the grade were drawn from did not describe the code (a launcher slower while the costs are measured than at other
+// times makes a plan that avoids it look best).
 void remeasure_costs(Serving& sv, const Gemm& at, ProgramCache& cache) {
     std::set<int> compiled;
     for (std::size_t i = 0; i < sv.trace.size(); ++i)
