@@ -313,11 +313,7 @@ AnswerSheet read_answer_sheet(const std::string& path) {
         const std::string line = lines.size() == b.line ? lines.back() : "";
         // For a key or a [section] written twice: the nearest line above with the same text before '=' (or the same
         // [section] line).
-        const auto head = [](const std::string& l) {
-            const std::string k = l.substr(0, l.find('='));
-            const auto a = k.find_first_not_of(" \t"), z = k.find_last_not_of(" \t");
-            return a == std::string::npos ? std::string() : k.substr(a, z - a + 1);
-        };
+        const auto head = [](const std::string& l) { return trim(l.substr(0, l.find('='))); };
         std::string earlier;
         for (std::size_t n = lines.size(); n-- > 1 && earlier.empty() && !head(line).empty();)
             if (head(lines[n - 1]) == head(line)) earlier = std::to_string(n);

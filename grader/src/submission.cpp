@@ -10,6 +10,8 @@
 #include <iterator>
 #include <set>
 
+#include "labs/text.hpp"
+
 namespace gpulab::grader {
 namespace fs = std::filesystem;
 namespace {
@@ -41,9 +43,8 @@ std::string run(const std::vector<std::string>& argv, std::string* output = null
                 line.find("Exiting with failure status") == std::string::npos && !line.empty() && line[0] != ' ' &&
                 line[0] != '\t' && line.rfind("Traceback", 0) != 0)  // (a traceback's frames are indented)
                 said.push_back(line);
-        std::string why;
-        for (std::size_t i = said.size() > 2 ? said.size() - 2 : 0; i < said.size(); ++i)
-            why += (why.empty() ? "" : "; ") + said[i];
+        if (said.size() > 2) said.erase(said.begin(), said.end() - 2);
+        const std::string why = join(said, "; ");
         return argv.front() + " failed" + (why.empty() ? " (exit code " + std::to_string(o.exit_code) + ")" : ": " + why);
     }
     return "";

@@ -973,8 +973,7 @@ PerfResult perf_policy(Context& ctx) {
                                               "measure.crossover's runs",
                                               x.m, strategy_name(2 * k), grid_ms[std::size_t(k)], runs_ms[std::size_t(k)]));
     }
-    if (sv.served_ms > kServedVsPriced * sv.priced_ms + kServedSlackMs ||
-        sv.priced_ms > kServedVsPriced * sv.served_ms + kServedSlackMs)
+    if (!same_cost(sv.served_ms, sv.priced_ms, kServedVsPriced, kServedSlackMs))
         r.invalid.push_back(strprintf("the served run took %.1f ms, its plan is priced at %.1f ms from the costs measured before "
                                       "it: the costs did not describe the code that ran (a call or a compilation that costs "
                                       "other than when measured)",
