@@ -42,6 +42,11 @@
 # or the code policy stops them — marked "build": "fails" or "cpu": true).
 
 add_custom_target(labs_student_all)
+# What a student's course needs built before `grader` runs (the README's main command, the `default` build preset):
+# the grader, each lab's answer key and the benchmarks the handouts name. The rest (the student's checks, the
+# solutions, the known-bad versions, the batch slots, the tests) is built on demand by the grader or by the
+# `instructor` and `test` presets.
+add_custom_target(labs_course)
 set_property(GLOBAL PROPERTY LABS_REGISTRY_ENTRIES "")
 
 
@@ -224,6 +229,7 @@ function(labs_add_lab folder)
 
   # Answers: host only.
   add_executable(${p}_answers "${lab_dir}/${ARG_ANSWER_KEY}")
+  add_dependencies(labs_course ${p}_answers)
   target_link_libraries(${p}_answers PRIVATE labs_grader_answers_main labs_models)
   target_include_directories(${p}_answers PRIVATE "${lab_dir}")
 
@@ -298,6 +304,7 @@ function(labs_add_lab folder)
     endforeach()
     set_target_properties(${p}_bench PROPERTIES EXCLUDE_FROM_ALL TRUE)
     add_dependencies(labs_student_all ${p}_bench)
+    add_dependencies(labs_course ${p}_bench)
   endif()
 
   # Registry entry for the grader (generator expressions resolve the executables' paths).
