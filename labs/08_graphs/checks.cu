@@ -456,13 +456,38 @@ PerfResult perf_host_submit(Context& ctx) {
     r.ratio = eager / graph;
     r.message = strprintf("host time to submit one step at M = 1: eager %.2f µs (6 launches), graph %.2f µs (one replay)", eager, graph);
     r.time_ms = graph / 1e3;
-    r.floor.time_at_least(empty / 1e3, "the submit of a one-node graph, measured the same way");
+    // Half of it: a graph launch costs the host about the same at one node or six, but two medians of calls this
+    // short differ by a third from one measurement to the next (1.3 against 1.9 µs on the H200, 2026-12-06). A step
+    // that replays nothing on most calls is still far below.
+    r.floor.time_at_least(0.5 * empty / 1e3, "half the submit of a one-node graph, measured the same way");
     r.details = {{"eager_us", eager}, {"graph_us", graph}, {"empty_graph_us", empty}};
     r.wrong_result = !wrong_in_timed.empty() ? wrong_in_timed : verify_direct(ctx, s, step, "submit");
     compare_eager(ctx, s, r);
     return r;
 }
 
+// The eager step's own time on the device, the producer's fill before it: its seven launches queued whole behind a
+// spin (TimingOptions::hold_us), so that the host's pace is not in it, with L2 as steps back to back leave it (the
+// weights stay resident; no flush). The course's kernels, not yours: what a replay does beyond the step is measured
+// against the step.
+double step_device_us(Setup& s) {
+    TimingOptions o = grading_timing("lab08 step device time");
+    o.hold_us = kEagerHoldUs;
+    o.flush_l2 = false;
+    const std::uint64_t seed = secret_draw() | 1;
+    const TimingResult t = time_region(
+        [&](cudaStream_t st) {
+            fill_uniform_bf16_device(s.in.data(), s.elements(), seed, -1.0f, 1.0f, st);
+            run_step_eager(s.model, s.buffers, s.in.data(), s.eager_out.data(), false, st);
+        },
+        o);
+    return t.median_ms * 1e3;
+}
+
+// Graded: the eager step's device time over the replay's time end to end. A replay the host keeps fed runs the six
+// kernels without the gaps between six launches (1.29-1.37x in twelve runs on one H200, 2026-12-06); one that waits
+// on the host, or does more on the device, falls to 1 and below. Eager over graph end to end, graded before, followed
+// the host instead: 1.32x to 1.81x in the same twelve runs, as fast or slow as the launches were that minute.
 PerfResult perf_e2e(Context& ctx) {
     Setup s(1, ctx.seed_for("lab08 model"));
     std::optional<QuietScope> quiet(std::in_place);  // host-timed (see perf_host_submit)
@@ -473,14 +498,16 @@ PerfResult perf_e2e(Context& ctx) {
                                 [&] { run_step_eager(s.model, s.buffers, s.in.data(), s.eager_out.data(), false, s.stream); },
                                 kSteps, eager_kept);
     const double graph = e2e_us(s, step.input(), step.output(), [&] { step.step_direct(s.stream); }, kSteps, graph_kept);
+    const double device = step_device_us(s);
     quiet.reset();
     PerfResult r;
-    r.ratio = eager / graph;
+    r.ratio = device / graph;
     r.message = strprintf("one step at M = 1 end to end (200 back to back, each on a new input written by a producer "
-                          "before it): eager %.2f µs, graph %.2f µs", eager, graph);
+                          "before it): eager %.2f µs, graph %.2f µs (%.2fx eager); the eager step on the device alone %.2f µs",
+                          eager, graph, eager / graph, device);
     r.time_ms = graph / 1e3;
     r.floor.bytes = step_weight_bytes(s.shape);  // every step reads the stack's weights
-    r.details = {{"eager_us", eager}, {"graph_us", graph}};
+    r.details = {{"eager_us", eager}, {"graph_us", graph}, {"device_us", device}, {"eager_over_graph", eager / graph}};
     r.wrong_result = graph_kept.check(s);
     if (r.wrong_result.empty()) r.wrong_result = verify_direct(ctx, s, step, "e2e");
     compare_eager(ctx, s, r);
@@ -579,9 +606,9 @@ void register_checks(Lab& lab) {
     lab.correctness("launches.counts", "host launches and kernels for 5 runs, eager, graph and fused, against the model", 10,
                     observed(check_launch_counts));
     // Bars from the solution's graded runs on the H200: host submit 13.7-18.6x with CUPTI never loaded (six runs),
-    // 11.7-17.8x with the observer's quiet time (four runs, 2026-12-03); end to end 1.43-1.91x (six runs), 1.72-2.30x
-    // with a new input every step (three runs) (the eager step is bound by the host's launches, 22-36 µs a step,
-    // the replay by the device, 15.6 µs); break-even measured over model 0.64-0.89 in nine runs (the copy costs ~2 µs
+    // 11.7-17.8x with the observer's quiet time (four runs, 2026-12-03; 11.5-18.1x in twelve, 2026-12-06); end to
+    // end, the eager step's device time over the replay's, 1.29-1.37x (twelve runs, 2026-12-06: the eager step
+    // 22.5-24.0 µs on the device and 23-32 µs end to end, the replay 17.3-17.7 µs); break-even measured over model 0.64-0.89 in nine runs (the copy costs ~2 µs
     // to start and, from
     // 16 MiB, evicts the step's weights from L2: measured below the model, the further the larger the saving, and
     // the saving follows the host's launch speed, so full is set below the lowest run).
@@ -589,8 +616,8 @@ void register_checks(Lab& lab) {
     lab.performance("perf.host_submit", "host submit time per step at M = 1, eager over graph", 12,
                     {.requires_check = "correct.direct", .pass_bar = 4.0, .full_bar = 8.0, .unit = "x eager", .baseline = eager},
                     perf_host_submit);
-    lab.performance("perf.e2e_m1", "end-to-end time per step at M = 1, eager over graph", 12,
-                    {.requires_check = "correct.direct", .pass_bar = 1.2, .full_bar = 1.4, .unit = "x eager", .baseline = eager},
+    lab.performance("perf.e2e_m1", "end-to-end time per step at M = 1, the eager step's device time over graph", 12,
+                    {.requires_check = "correct.direct", .pass_bar = 1.1, .full_bar = 1.2, .unit = "x eager on device", .baseline = eager},
                     perf_e2e);
     lab.performance("perf.breakeven", "the copy-in break-even swept, against the model from the measured saving and copy rate",
                     14, {.requires_check = "correct.direct", .pass_bar = 0.45, .full_bar = 0.6, .unit = "measured / model", .baseline = eager},
