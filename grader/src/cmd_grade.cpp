@@ -1,7 +1,9 @@
 // `grader [labs] [options]`: grades the labs — the student's work, the solutions or a submission — on
 // this GPU, prints the table and writes the reports; --watch grades again on every save.
+#include <fnmatch.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +21,7 @@
 #include "grader/report.hpp"
 #include "grader/submission.hpp"
 #include "labs/device.hpp"
+#include "labs/text.hpp"
 
 namespace gpulab::grader::cli {
 
@@ -289,6 +292,41 @@ int publish(const GradeCli& cli, const GradeOptions& opts, const RunReport& repo
     return report.all_that_ran_passed() ? kExitPassed : kExitFailed;
 }
 
+// `--only` that names no check of the selected labs is refused before anything is measured or graded, with the
+// ids it could name. They come from the runners' plans (--plan: each lab's code is built, nothing is graded or
+// timed); a lab whose plan cannot be had (its code does not build) leaves the question open, and grading goes on,
+// where its build error is reported. @return true when the run should stop.
+bool refuse_unmatched_only(const GradeOptions& opts, const std::vector<LabEntry>& labs) {
+    if (opts.only_checks.empty()) return false;
+    GradeOptions plan = opts;
+    plan.only_checks.clear();
+    plan.plan_only = true;
+    const std::vector<std::string> patterns = split(opts.only_checks);
+    std::vector<std::pair<std::string, std::vector<std::string>>> ids;  // per lab
+    for (const LabEntry& lab : labs) {
+        const LabResult r = grade_lab(lab, plan);
+        if (!r.failures.empty()) return false;
+        std::vector<std::string> lab_ids;
+        for (const CheckResult& c : r.checks) {
+            for (const std::string& p : patterns)
+                if (fnmatch(p.c_str(), c.id.c_str(), 0) == 0) return false;
+            lab_ids.push_back(c.id);
+        }
+        ids.emplace_back(lab.id, std::move(lab_ids));
+    }
+    std::cerr << "grader: --only '" << opts.only_checks << "' names no check of the " << (labs.size() == 1 ? "lab" : "labs")
+              << " graded; the ids (globs such as 'correct.*' match them; 'answers' and 'code' name a half):\n";
+    for (const auto& [lab, lab_ids] : ids) {
+        std::string line = "  lab " + lab + ":";
+        for (const std::string& id : lab_ids) {
+            if (line.size() + 1 + id.size() > 110) std::cerr << line << "\n", line = "         ";
+            line += " " + id;
+        }
+        std::cerr << line << "\n";
+    }
+    return true;
+}
+
 }  // namespace
 
 int grade_main(int argc, char** argv) {
@@ -307,6 +345,16 @@ int grade_main(int argc, char** argv) {
         return kExitPassed;
     }
     if (cli.seed == 0) cli.seed = fresh_seed();
+    // `--solution` where no selected lab has one: a student's release has none, a build may leave them out.
+    if (cli.solution && std::none_of(labs.begin(), labs.end(), [](const LabEntry& l) { return !l.solution.runner.empty(); })) {
+        if (!std::filesystem::exists(std::filesystem::path(reg.source_dir) / "solutions"))
+            std::cerr << "grader: --solution: solutions are not part of this course (a student's copy: your "
+                         "instructor keeps them); grade your own work with `grader`\n";
+        else
+            std::cerr << "grader: --solution: this build leaves the solutions out (LABS_BUILD_SOLUTIONS=OFF): configure "
+                         "with -DLABS_BUILD_SOLUTIONS=ON, or use the default or instructor preset\n";
+        return kExitUsage;
+    }
     // The report files are checked before grading (minutes on a GPU), not when they are written.
     for (const auto& [option, path] : {std::pair{"--json", cli.json_file}, {"--junit", cli.junit_file}, {"--csv", cli.csv_file}})
         if (!path.empty() && !(option == std::string("--json") && path == "-"))
@@ -325,6 +373,7 @@ int grade_main(int argc, char** argv) {
     const auto config = class_config(reg, "grader");
     if (!config) return kExitUsage;
     GradeOptions opts = grade_options(cli, *config);
+    if (refuse_unmatched_only(opts, labs)) return kExitUsage;
     // The ceilings are measured once, before the first round; each round grades the labs anew.
     Ceilings c;
     if (!cli.no_ceilings) c = measure(reg, cli.verbose);

@@ -136,6 +136,7 @@ struct Transcript {
     std::map<std::string, CheckResult> results;
     std::string running, fatal;
     bool hello = false, done = false;
+    bool plan_only = false;        // the runner was asked for its plan alone (--plan): 'done' follows the plan
     std::string protocol_problem;  // an honest runner that cannot be graded (an old build, say)
     std::string tampered;          // what no runner of this project sends: someone else wrote on the channel
 
@@ -170,7 +171,7 @@ struct Transcript {
     void read_done() {
         if (!running.empty()) wrong_order("'done' while '" + running + "' runs");
         for (const CheckDecl& d : plan)
-            if (!results.count(d.id)) wrong_order("'done' before a result for '" + d.id + "'");
+            if (!plan_only && !results.count(d.id)) wrong_order("'done' before a result for '" + d.id + "'");
         done = true;
     }
 
@@ -251,9 +252,11 @@ std::string part_failure(const ChildOutcome& o, const Transcript& t, const std::
 
 }  // namespace
 
-PartResult interpret(const ChildOutcome& o, const std::string& part, double fallback_points, double timeout_s) {
+PartResult interpret(const ChildOutcome& o, const std::string& part, double fallback_points, double timeout_s,
+                     bool plan_only) {
     PartResult r;
     Transcript t;
+    t.plan_only = plan_only;
     for (const nlohmann::json& m : o.messages) t.read(m, r);
     if (!o.bad_lines.empty())
         t.tampered = "a line the runner did not write (no valid authentication for its place in the sequence): \"" +
@@ -508,9 +511,10 @@ PartResult grade_answers(const LabEntry& lab, const GradeOptions& opts) {
     std::vector<std::string> argv = lab.runner_answers;
     argv.insert(argv.end(), {"--report-fd", "3", "--answers", file});
     if (!opts.only_checks.empty()) argv.insert(argv.end(), {"--only", opts.only_checks});
+    if (opts.plan_only) argv.emplace_back("--plan");
     if (!opts.student.empty()) argv.insert(argv.end(), {"--student", opts.student, "--course-seed", std::to_string(opts.course_seed)});
     if (!opts.ceilings_file.empty()) argv.insert(argv.end(), {"--ceilings", opts.ceilings_file});
-    return interpret(run_child(argv, opts.timeout_s, opts.verbose), "answers", 0, opts.timeout_s);
+    return interpret(run_child(argv, opts.timeout_s, opts.verbose), "answers", 0, opts.timeout_s, opts.plan_only);
 }
 
 // How the code part names what it grades, and why there is no runner for it.
@@ -538,6 +542,7 @@ PartResult run_code_runner(const LabEntry& lab, const GradeOptions& opts, const 
                            const std::vector<std::string>& own_symbols) {
     std::vector<std::string> args = {"--report-fd", "3", "--seed", std::to_string(opts.seed)};
     if (!opts.only_checks.empty()) args.insert(args.end(), {"--only", opts.only_checks});
+    if (opts.plan_only) args.emplace_back("--plan");
     nlohmann::json params = {{"args", args}, {"own_symbols", own_symbols}};
     if (!opts.ceilings_file.empty()) {
         std::ifstream f(opts.ceilings_file);
@@ -556,9 +561,9 @@ PartResult run_code_runner(const LabEntry& lab, const GradeOptions& opts, const 
     };
     PartResult part = interpret(run_child(runner, opts.timeout_s, opts.verbose,
                                           terminal ? show : std::function<void(const std::string&)>{}, params.dump()),
-                                "code", lab.code_points, opts.timeout_s);
+                                "code", lab.code_points, opts.timeout_s, opts.plan_only);
     if (terminal) std::fprintf(stderr, "\033[2K\r");
-    retry_invalid(part, runner, params, opts);
+    if (!opts.plan_only) retry_invalid(part, runner, params, opts);
     return part;
 }
 

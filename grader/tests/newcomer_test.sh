@@ -3,7 +3,7 @@
 # The mistakes a newcomer makes, each graded on a copy (a submission of lab 00's answers.toml), and the
 # message each must get: a fraction, a missing quote, a key written twice, a deleted [section] line, a word that
 # is not an option, another student's case lines; unanswered questions counted once; one check rerun by its id;
-# the JSON on stdout; the line an untouched course ends with; seeds and report paths refused before grading; long
+# a pattern that names no check refused with the ids; the JSON on stdout; the line an untouched course ends with; seeds and report paths refused before grading; long
 # titles wrapped; Ctrl-C; a broken archive; a machine without a driver said to be one.
 set -u
 grader=$1 src=$2 work=$3 python=$4
@@ -44,8 +44,11 @@ expect "the target column is whole" "one of: memory, compute$" "$work/untouched.
 "$grader" 00 --only correct.n1000 --no-build --no-color --no-ceilings > "$work/only.txt" 2>&1
 expect "one check rerun by its id" "^  correct.n1000  c = a \+ b, n = 1000" "$work/only.txt"
 expect_not "... and no other" "correct.n1 |perf.copy_fraction|vector_add" "$work/only.txt"
-"$grader" 00 --only nothing.matches --no-build --no-color --no-ceilings > "$work/nomatch.txt" 2>&1
-expect "a pattern that matches nothing says so" "no check matches 'nothing.matches'" "$work/nomatch.txt"
+"$grader" 00 --only nothing.matches --no-build --no-color --no-ceilings > "$work/nomatch.txt" 2>&1; rc=$?
+expect "a pattern that matches nothing is refused" "--only 'nothing.matches' names no check" "$work/nomatch.txt"
+expect "... with the ids it could name" "^  lab 00: .*vector_add|^ +.*correct.n1000" "$work/nomatch.txt"
+expect_not "... before grading: no table" "^Lab 00|Overall" "$work/nomatch.txt"
+if [ $rc -ne 2 ]; then echo "FAIL --only nothing.matches exits $rc, not 2"; problems=$((problems + 1)); fi
 "$grader" 00 --only answers --no-build --no-color --no-ceilings --json - > "$work/stdout.json" 2> "$work/stderr.txt"
 if "$python" -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['totals']['all_passed'] is False" "$work/stdout.json"; then
   echo "ok   --json - writes the JSON alone on stdout"

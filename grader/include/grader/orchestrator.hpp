@@ -89,9 +89,10 @@ struct PartResult {
  * @param part      "answers" or "code", for messages
  * @param fallback_points points to give a single synthesised "did not run" check when no plan came
  * @param timeout_s the limit it ran under, for the message
+ * @param plan_only the runner was asked for its plan alone (`--plan`): no result follows it
  */
 [[nodiscard]] PartResult interpret(const ChildOutcome& outcome, const std::string& part, double fallback_points,
-                                   double timeout_s);
+                                   double timeout_s, bool plan_only = false);
 
 /** @brief Whose code to grade (a *variant*, by contrast, is a version of a kernel within a lab). */
 enum class Implementation {
@@ -115,6 +116,7 @@ struct GradeOptions {
     std::string ceilings_file;           ///< JSON with measured ceilings ("" when none)
     int retry_invalid = 0;               ///< regrade INVALID checks up to this many times (new process each)
     std::string only_checks;             ///< grade only these checks: ids or globs, comma-separated ("" : all)
+    bool plan_only = false;              ///< ask the runners for their plans and grade nothing (the ids of the checks)
     std::string student;                 ///< student id: per-student exercise cases ("" : the stated cases)
     std::uint64_t course_seed = 0;       ///< the course's seed, which draws each student's cases
     /// Folders the graded code may not read besides the course's and the build tree (the runner hides those
