@@ -1,5 +1,6 @@
 // The runner's tool launcher: forked before the sandbox, it starts tool runs on the sandboxed runner's behalf.
 #include "grader/launcher.hpp"
+#include "grader/process.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -36,16 +37,6 @@ extern "C" void launcher_parent_gone(int) {
     _exit(0);
 }
 std::mutex g_mu;                  // one request at a time
-
-bool write_all(int fd, const std::string& data) {
-    for (std::size_t at = 0; at < data.size();) {
-        const ssize_t k = write(fd, data.data() + at, data.size() - at);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return false;
-        at += static_cast<std::size_t>(k);
-    }
-    return true;
-}
 
 bool read_all(int fd, char* out, std::size_t n) {
     for (std::size_t got = 0; got < n;) {

@@ -100,15 +100,6 @@ std::vector<std::string> child_environment(const SpawnSpec& spec) {
     return env_strings;
 }
 
-void write_all(int fd, const std::string& data) {
-    for (std::size_t at = 0; at < data.size();) {
-        const ssize_t k = write(fd, data.data() + at, data.size() - at);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return;  // EPIPE: the child is gone before reading it
-        at += static_cast<std::size_t>(k);
-    }
-}
-
 }  // namespace
 
 ChannelKey fresh_channel_key() {
@@ -195,7 +186,7 @@ Spawned spawn_process(const SpawnSpec& spec) {
     // The key and the run's parameters. More than a pipe holds blocks until the child reads it, which it does
     // before anything else; a child that exits first makes the write fail (EPIPE), not hang.
     if (key_pipe[1] >= 0) {
-        write_all(key_pipe[1], *spec.handover);
+        (void)write_all(key_pipe[1], *spec.handover);  // a child gone before reading it says so itself
         close(key_pipe[1]);
     }
     int exec_errno = 0;  // the pipe closes on a successful exec; an errno arrives when exec failed
@@ -478,6 +469,16 @@ void stop_children_on_signals() {
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
+}
+
+bool write_all(int fd, const std::string& data) {
+    for (std::size_t at = 0; at < data.size();) {
+        const ssize_t k = write(fd, data.data() + at, data.size() - at);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;  // EPIPE: the reader is gone before reading it
+        at += static_cast<std::size_t>(k);
+    }
+    return true;
 }
 
 }  // namespace gpulab::grader

@@ -126,6 +126,10 @@ void stop_children_on_signals();
  */
 void remove_on_signal(const std::string& path, bool remove = true);
 
+/** @brief Writes all of @p data to @p fd (again after EINTR). @return false when the reader is gone (EPIPE) or
+ * the write failed. */
+bool write_all(int fd, const std::string& data);
+
 /** @brief The non-empty lines of @p text (a tool's output, a list written one item per line). */
 [[nodiscard]] std::vector<std::string> split_lines(const std::string& text);
 
