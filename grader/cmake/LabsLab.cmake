@@ -246,6 +246,7 @@ function(labs_add_lab folder)
 
   # The checks are compiled once and linked with each implementation.
   add_library(${p}_checks_obj OBJECT "${lab_dir}/${ARG_CHECKS}")
+  add_dependencies(labs_course ${p}_checks_obj)  # course code: compiled with the rest, not lab by lab by the grader
   target_include_directories(${p}_checks_obj PRIVATE "${lab_dir}")
   target_link_libraries(${p}_checks_obj PRIVATE labs_grader_gpu labs_models ${ARG_LIBRARIES})
   labs_cuda_options(${p}_checks_obj)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fails when a file a student receives prints the answer to one of the graded questions.
 
-    check_printed_keys.py SOURCE_DIR [OUTPUT...]
+    check_printed_keys.py [--bundle RELEASE_DIR] SOURCE_DIR [OUTPUT...]
 
 Two rules (docs/grading.md, "Paper exercises"). Both read the keys at the stated cases from the solution's
 answers (solutions/NN_x/answers.toml, which score full marks: the lab's solution_answers_full test checks that).
@@ -330,26 +330,31 @@ def scan_bundle(root, labs, problems):
                     break
 
 
-def main(source_dir, outputs):
+def main(source_dir, outputs, bundle=None):
     root = pathlib.Path(source_dir)
+    shipped = pathlib.Path(bundle) if bundle else root  # where the handouts and the bundle's files are read
     problems = []
     every_key = {}
     labs = {}
     for solution in sorted(root.glob("solutions/*/answers.toml")):
-        lab = root / "labs" / solution.parent.name
+        lab = shipped / "labs" / solution.parent.name
         labs[solution.parent.name] = secrets(solution)
         keys = dict(flatten(tomllib.loads(solution.read_text())))
         every_key.update({f"{solution.parent.name}/{k}": v for k, v in keys.items()})
         for path, comments_only in [(lab / "README.md", False), (lab / "answers.toml", True)]:
             if path.exists():
-                scan(path, str(path.relative_to(root)), keys, comments_only, problems, params=parameters(keys))
+                scan(path, str(path.relative_to(shipped)), keys, comments_only, problems, params=parameters(keys))
     for output in outputs:
         # "NN:path" checks a calculator's output against lab NN's keys only (the lab whose parameters it used);
         # a bare path against every lab's.
         lab_id, _, path = output.rpartition(":") if ":" in output else ("", "", output)
         keys = {k: v for k, v in every_key.items() if not lab_id or k.startswith(lab_id + "_")}
         scan(pathlib.Path(path), path, keys, False, problems, calc_output=True)
-    scan_bundle(root, labs, problems)
+    scan_bundle(shipped, labs, problems)
+    if bundle:  # a release: nothing of the instructor's may be in it at all
+        for path in [shipped / "solutions", *shipped.glob("**/wrong")]:
+            if path.exists():
+                problems.append(f"{path.relative_to(shipped)}: the solutions or known-bad versions, in a student release")
     for p in problems:
         print("FAIL " + p)
     print(f"{len(problems)} printed answer(s)" if problems else "ok: no handout or answers.toml prints a graded answer, nor any file of "
@@ -358,4 +363,10 @@ def main(source_dir, outputs):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2:]))
+    args = sys.argv[1:]
+    bundle_dir = None
+    if len(args) >= 2 and args[0] == "--bundle":  # --bundle DIR: a student release, checked with SOURCE_DIR's keys
+        bundle_dir, args = args[1], args[2:]
+    if not args:
+        sys.exit("usage: check_printed_keys.py [--bundle RELEASE_DIR] SOURCE_DIR [OUTPUT...]")
+    sys.exit(main(args[0], args[1:], bundle_dir))

@@ -57,5 +57,6 @@ int calc_main(const std::vector<std::string>& args);  // grader calc: the chapte
 int exercises_main(int argc, char** argv);            // grader exercises: write the student's cases
 int batch_main(int argc, char** argv);                // grader batch: grade a class
 int gradebook_main(int argc, char** argv);            // grader gradebook merge: join the shards' gradebooks
+int release_main(int argc, char** argv);              // grader release OUT_DIR: the course a class receives
 
 }  // namespace gpulab::grader::cli
