@@ -19,3 +19,12 @@ class_test() {
   rm -rf "$1"
   mkdir -p "$1"
 }
+
+# expect_in WHAT PATTERN FILE: the file must match the extended regex; expect_not_in: it must not. A failure shows the
+# file, and is counted in $problems.
+expect_in() {
+  if grep -Eq -- "$2" "$3"; then echo "ok   $1"; else echo "FAIL $1: no /$2/ in:"; sed 's/^/    | /' "$3"; problems=$((problems + 1)); fi
+}
+expect_not_in() {
+  if grep -Eq -- "$2" "$3"; then echo "FAIL $1: /$2/ in:"; sed 's/^/    | /' "$3"; problems=$((problems + 1)); else echo "ok   $1"; fi
+}
