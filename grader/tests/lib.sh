@@ -28,3 +28,9 @@ expect_in() {
 expect_not_in() {
   if grep -Eq -- "$2" "$3"; then echo "FAIL $1: /$2/ in:"; sed 's/^/    | /' "$3"; problems=$((problems + 1)); else echo "ok   $1"; fi
 }
+
+# fresh_work DIR: an empty work folder for the test.
+fresh_work() {
+  rm -rf "$1"
+  mkdir -p "$1"
+}

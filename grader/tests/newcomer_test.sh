@@ -3,14 +3,14 @@
 # The mistakes a newcomer makes, each graded on a copy (a submission of lab 00's answers.toml), and the
 # message each must get: a fraction, a missing quote, a key written twice, a deleted [section] line, a word that
 # is not an option, another student's case lines; unanswered questions counted once; one check rerun by its id;
-# a pattern that names no check refused with the ids; the JSON on stdout; the line an untouched course ends with; seeds and report paths refused before grading; long
-# titles wrapped; Ctrl-C; a broken archive; a machine without a driver said to be one.
+# a pattern that names no check refused with the ids; the JSON on stdout; the line an untouched course ends
+# with; seeds and report paths refused before grading; long titles wrapped; Ctrl-C; a broken archive; a machine
+# without a driver said to be one.
 set -u
 grader=$1 src=$2 work=$3 python=$4
-rm -rf "$work"
-mkdir -p "$work"
 # shellcheck source=grader/tests/lib.sh
 . "$(dirname "$0")/lib.sh"
+fresh_work "$work"
 answers="$src/labs/00_warmup/answers.toml"
 grade_answers() {  # grade_answers NAME SED_SCRIPT: lab 00's answers.toml edited by the script, graded
   mkdir -p "$work/$1/labs/00_warmup"

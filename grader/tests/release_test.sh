@@ -7,10 +7,9 @@
 # is refused (exit 2). (Building and grading a release from scratch: grader/scripts/check-release.sh.)
 set -u
 grader=$1 src=$2 work=$3 python=$4
-rm -rf "$work"
-mkdir -p "$work"
 # shellcheck source=grader/tests/lib.sh
 . "$(dirname "$0")/lib.sh"
+fresh_work "$work"
 rel="$work/course"
 "$grader" release "$rel" --course-seed 4242 > "$work/release.txt" 2>&1; rc=$?
 [ $rc -eq 0 ] || { echo "FAIL grader release exits $rc:"; cat "$work/release.txt"; exit 1; }
