@@ -268,30 +268,6 @@ void write_file(const std::string& path, const std::string& text) {
     if (!f) throw std::runtime_error("cannot write " + path);
 }
 
-// The table, then the reports the command line asked for; the exit code.
-int publish(const GradeCli& cli, const GradeOptions& opts, const RunReport& report) {
-    // `--json -` writes the JSON to stdout; the table then goes to stderr, so that stdout is JSON alone.
-    const bool json_stdout = cli.json_file == "-";
-    std::ostream& table = json_stdout ? std::cerr : std::cout;
-    const bool colour = !cli.no_colour && isatty(json_stdout ? 2 : 1) && std::getenv("NO_COLOR") == nullptr;
-    print_report(table, report, colour, cli.verbose);
-    if (!opts.only_checks.empty()) {
-        std::size_t graded = 0;
-        for (const LabResult& l : report.labs) graded += l.checks.size();
-        if (graded == 0) {
-            std::cerr << "grader: no check matches '" << opts.only_checks
-                      << "' (the first column of the table shows each check's id)\n";
-            return kExitUsage;
-        }
-    }
-    if (json_stdout) std::cout << to_json(report).dump(2) << "\n";
-    else if (!cli.json_file.empty()) write_file(cli.json_file, to_json(report).dump(2) + "\n");
-    if (!cli.junit_file.empty()) write_file(cli.junit_file, to_junit(report));
-    if (!cli.csv_file.empty()) write_file(cli.csv_file, to_csv(report));
-    if (!cli.expect.empty()) return expect_outcome(report, cli.expect);
-    return report.all_that_ran_passed() ? kExitPassed : kExitFailed;
-}
-
 // `--only` that names no check of the selected labs is refused before anything is measured or graded, with the
 // ids it could name. They come from the runners' plans (--plan: each lab's code is built, nothing is graded or
 // timed); a lab whose plan cannot be had (its code does not build) leaves the question open, and grading goes on,
@@ -325,6 +301,30 @@ bool refuse_unmatched_only(const GradeOptions& opts, const std::vector<LabEntry>
         std::cerr << line << "\n";
     }
     return true;
+}
+
+// The table, then the reports the command line asked for; the exit code.
+int publish(const GradeCli& cli, const GradeOptions& opts, const RunReport& report) {
+    // `--json -` writes the JSON to stdout; the table then goes to stderr, so that stdout is JSON alone.
+    const bool json_stdout = cli.json_file == "-";
+    std::ostream& table = json_stdout ? std::cerr : std::cout;
+    const bool colour = !cli.no_colour && isatty(json_stdout ? 2 : 1) && std::getenv("NO_COLOR") == nullptr;
+    print_report(table, report, colour, cli.verbose);
+    if (!opts.only_checks.empty()) {
+        std::size_t graded = 0;
+        for (const LabResult& l : report.labs) graded += l.checks.size();
+        if (graded == 0) {
+            std::cerr << "grader: no check matches '" << opts.only_checks
+                      << "' (the first column of the table shows each check's id)\n";
+            return kExitUsage;
+        }
+    }
+    if (json_stdout) std::cout << to_json(report).dump(2) << "\n";
+    else if (!cli.json_file.empty()) write_file(cli.json_file, to_json(report).dump(2) + "\n");
+    if (!cli.junit_file.empty()) write_file(cli.junit_file, to_junit(report));
+    if (!cli.csv_file.empty()) write_file(cli.csv_file, to_csv(report));
+    if (!cli.expect.empty()) return expect_outcome(report, cli.expect);
+    return report.all_that_ran_passed() ? kExitPassed : kExitFailed;
 }
 
 }  // namespace
