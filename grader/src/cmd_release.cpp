@@ -28,6 +28,7 @@ std::string left_out_why(const std::string& rel) {
     if (rel.rfind("solutions/", 0) == 0) return "the solutions, each lab's known-bad versions, the models' answers";
     if (rel.rfind("wrong/", 0) == 0 || rel.find("/wrong/") != std::string::npos) return "known-bad versions";
     if (rel == "docs/instructor.md") return "the instructor's guide (a class's grading, its gradebook, a cluster)";
+    if (rel.rfind(".ci/", 0) == 0) return "the course's own CI (it tests the course with its solutions, and releases it)";
     return "";
 }
 

@@ -19,7 +19,7 @@ for f in README.md CMakeLists.txt CMakePresets.json class.toml labs/00_warmup/ve
          labs/09_shapes/README.md grader/src/main.cpp common/scripts/install-deps.sh docs/grading.md; do
   [ -f "$rel/$f" ] && echo "ok   $f is in the release" || { echo "FAIL $f is missing from the release"; problems=$((problems + 1)); }
 done
-for f in solutions docs/instructor.md; do
+for f in solutions docs/instructor.md .ci; do
   [ -e "$rel/$f" ] && { echo "FAIL $f is in the release"; problems=$((problems + 1)); } || echo "ok   $f is left out"
 done
 if [ -n "$(find "$rel" -name wrong)" ]; then echo "FAIL a wrong/ folder is in the release"; problems=$((problems + 1)); else echo "ok   no wrong/ folder"; fi
