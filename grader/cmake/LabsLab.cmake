@@ -5,7 +5,8 @@
 #     EDIT         <files the student edits; the solution's versions live in solutions/<NN_name>/>
 #     CODE_POINTS  <points of the code checks; must equal what checks.cu declares>
 #     [SOURCES     <frozen sources linked with every implementation; default: baseline.cu if present>]
-#     [CHECKS      <defines register_checks(); default: checks.cu>]
+#     [CHECKS      <defines register_checks(); default: checks.cu, and checks_kernels.cu if present (the
+#                  grader's own kernels: a checks.cu without device code is compiled by the host compiler)>]
 #     [ANSWER_KEY  <defines register_answers(), host only; default: answer_key.cpp>]
 #     [BENCH       <Google Benchmark experiment; default: bench.cu if present>]
 #     [APPEND_TO_EDIT <a frozen file compiled at the end of each editable .cu translation unit, e.g. the
@@ -49,6 +50,29 @@ add_custom_target(labs_student_all)
 add_custom_target(labs_course)
 set_property(GLOBAL PROPERTY LABS_REGISTRY_ENTRIES "")
 
+
+# labs_host_compiled_when_no_device_code(<file>...): each .cu file with no device code of its own (no __global__,
+# __device__, __shared__ or __constant__ and no <<<, outside // comments and string literals; no .cuh included) is
+# compiled by the host compiler. Such files (most checks.cu and bench.cu: they call launchers defined elsewhere)
+# gain nothing from nvcc, which would parse them three times more (cudafe++, then cicc once per architecture)
+# to generate no device code: g++ compiles lab 01's checks in a fifth of nvcc's time. A file that does have
+# device code stays CUDA; one hidden behind a macro would fail to compile under g++, not slip through.
+function(labs_host_compiled_when_no_device_code)
+  foreach(file IN LISTS ARGN)
+    if(NOT file MATCHES "\\.cu$")
+      continue()
+    endif()
+    file(READ "${file}" text)
+    if(text MATCHES "#include[ \t]*[<\"][^>\"]*\\.cuh[>\"]")
+      continue()
+    endif()
+    string(REGEX REPLACE "//[^\n]*" "" text "${text}")
+    string(REGEX REPLACE "\"([^\"\\\\\n]|\\\\.)*\"" "\"\"" text "${text}")
+    if(NOT text MATCHES "__global__|__device__|__shared__|__constant__|<<<")
+      set_source_files_properties("${file}" PROPERTIES LANGUAGE CXX)
+    endif()
+  endforeach()
+endfunction()
 
 # _labs_json_quote(<out> <string>): <string> as a JSON string literal (quotes, backslashes, control
 # characters escaped), so that any title or path makes valid JSON.
@@ -177,8 +201,8 @@ function(_labs_registry_entry out id name title dir code_points)
 endfunction()
 
 function(labs_add_lab folder)
-  cmake_parse_arguments(ARG "" "TITLE;CODE_POINTS;CHECKS;ANSWER_KEY;BENCH;APPEND_TO_EDIT;EXPECT;WRONG_TIMEOUT"
-                        "EDIT;SOURCES;LIBRARIES;WRONG;DENY;ALLOW;CALCULATORS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TITLE;CODE_POINTS;ANSWER_KEY;BENCH;APPEND_TO_EDIT;EXPECT;WRONG_TIMEOUT"
+                        "EDIT;SOURCES;CHECKS;LIBRARIES;WRONG;DENY;ALLOW;CALCULATORS" ${ARGN})
   if(NOT folder MATCHES "^([0-9][0-9])_(.+)$")
     message(FATAL_ERROR "labs_add_lab: folder '${folder}' must look like NN_name")
   endif()
@@ -203,7 +227,11 @@ function(labs_add_lab folder)
   # The lab's usual file names are the defaults.
   if(NOT ARG_CHECKS)
     set(ARG_CHECKS checks.cu)
+    if(EXISTS "${lab_dir}/checks_kernels.cu")  # the grader's own kernels, beside host-only checks
+      list(APPEND ARG_CHECKS checks_kernels.cu)
+    endif()
   endif()
+  list(TRANSFORM ARG_CHECKS PREPEND "${lab_dir}/")
   if(NOT ARG_ANSWER_KEY)
     set(ARG_ANSWER_KEY answer_key.cpp)
   endif()
@@ -245,7 +273,8 @@ function(labs_add_lab folder)
   endif()
 
   # The checks are compiled once and linked with each implementation.
-  add_library(${p}_checks_obj OBJECT "${lab_dir}/${ARG_CHECKS}")
+  labs_host_compiled_when_no_device_code(${ARG_CHECKS})
+  add_library(${p}_checks_obj OBJECT ${ARG_CHECKS})
   add_dependencies(labs_course ${p}_checks_obj)  # course code: compiled with the rest, not lab by lab by the grader
   target_include_directories(${p}_checks_obj PRIVATE "${lab_dir}")
   target_link_libraries(${p}_checks_obj PRIVATE labs_grader_gpu labs_models ${ARG_LIBRARIES})
@@ -294,6 +323,7 @@ function(labs_add_lab folder)
   list(JOIN batch_slots ", " batch_slots)
 
   if(ARG_BENCH AND LABS_BUILD_BENCHMARKS)
+    labs_host_compiled_when_no_device_code("${lab_dir}/${ARG_BENCH}")
     foreach(impl IN LISTS implementations)
       set(bench ${p}_bench)
       if(impl STREQUAL "solution")

@@ -33,6 +33,10 @@
 using namespace gpulab;
 using namespace gpulab::grader;
 
+// The grader's spin kernel (checks_kernels.cu): one thread, one argument (long long cycles), keeps a stream busy for
+// that many clock cycles — the grader's own work on a stream (its chaos, work queued ahead).
+const void* lab01_hold_kernel();
+
 namespace {
 
 constexpr std::size_t kTimedElements = std::size_t(32) << 20;  // 64 MiB of BF16: Example 5-1's tensor
@@ -46,13 +50,6 @@ using Clock = std::chrono::steady_clock;
 
 double ms_between(std::uint64_t from_ns, std::uint64_t to_ns) { return to_ns > from_ns ? double(to_ns - from_ns) * 1e-6 : 0.0; }
 
-// Keeps a stream busy for `cycles` clock cycles: the grader's own work on a stream (its chaos, work queued ahead).
-__global__ void hold(long long cycles) {
-    const long long start = clock64();
-    while (clock64() - start < cycles) {
-    }
-}
-
 double clock_khz() {
     static const double khz = gpulab::device_attribute(cudaDevAttrClockRate);
     return khz;
@@ -62,15 +59,16 @@ double clock_khz() {
 std::string hold_name() {
     static const std::string name = [] {
         const char* n = nullptr;
-        CUDA_CHECK(cudaFuncGetName(&n, reinterpret_cast<const void*>(&hold)));
+        CUDA_CHECK(cudaFuncGetName(&n, lab01_hold_kernel()));
         return std::string(n != nullptr ? n : "");
     }();
     return name;
 }
 
 void hold_stream(cudaStream_t s, double us) {
-    hold<<<1, 1, 0, s>>>(static_cast<long long>(us * clock_khz() / 1000.0));
-    CUDA_CHECK(cudaGetLastError());
+    long long cycles = static_cast<long long>(us * clock_khz() / 1000.0);
+    void* args[] = {&cycles};
+    CUDA_CHECK(cudaLaunchKernel(lab01_hold_kernel(), dim3(1), dim3(1), args, 0, s));
 }
 
 // ---- the pipeline, as the grader calls it ----------------------------------------------------------------
@@ -159,8 +157,7 @@ class GraderChaos {
 public:
     GraderChaos(double max_spin_us, double max_delay_us)
         : seed_(secret_draw()), max_spin_us_(max_spin_us), max_delay_us_(max_delay_us), khz_(clock_khz()) {
-        hold<<<1, 1>>>(0);  // loads the spin kernel now, not first inside a hook
-        CUDA_CHECK(cudaGetLastError());
+        hold_stream(nullptr, 0);  // loads the spin kernel now, not first inside a hook
         CUDA_CHECK(cudaDeviceSynchronize());
     }
     GraderChaos(const GraderChaos&) = delete;
@@ -199,7 +196,7 @@ private:
             }
             long long cycles = static_cast<long long>(max_spin_us_ * it->second * uniform() * khz_ / 1000.0);
             void* args[] = {&cycles};
-            if (cudaLaunchKernel(reinterpret_cast<const void*>(&hold), dim3(1), dim3(1), args, 0, s) == cudaSuccess) {
+            if (cudaLaunchKernel(lab01_hold_kernel(), dim3(1), dim3(1), args, 0, s) == cudaSuccess) {
                 ++delays_;
             } else {
                 (void)cudaGetLastError();  // the grader's error, not the graded code's
@@ -366,7 +363,7 @@ CorrectnessResult check_chunks(Context& ctx, const std::string& id, std::size_t 
                                TileLayout{1, n, 1, chunk}),
                   "bitwise against the serial path");
     if (!std::equal(c.in.begin(), c.in.end(), p.in))
-        r = {false, "the pipeline wrote into input()", "input() is the caller's: read it, never write it", {}, ""};
+        r = {false, "the pipeline wrote into input()", "input() is the caller's: read it, never write it", {}, "", ""};
     if (r.passed)
         if (const Problem bad = structure_problem(s, n, chunks, false); bad.found()) {
             r.passed = false;

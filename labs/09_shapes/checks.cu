@@ -39,6 +39,15 @@
 
 using namespace gpulab;
 using namespace gpulab::grader;
+
+// The grader's sampling kernels (checks_kernels.cu): `samples` elements of y at positions drawn from seed, and the
+// expected values at those positions (each a dot product of one row of X and one column of W, summed in FP32 as the
+// generic kernel sums; one block per element): the sampled positions checked without running the generic kernel
+// over all of Y for each call again.
+void lab09_launch_sample_output(const __nv_bfloat16* y, std::size_t count, std::uint64_t seed, int samples, __nv_bfloat16* out);
+void lab09_launch_sampled_expected(const __nv_bfloat16* x, const __nv_bfloat16* w, int m, int n, int k, std::uint64_t seed,
+                                   int samples, float* out);
+
 using namespace lab09;
 namespace models = gpulab::models;
 
@@ -614,31 +623,6 @@ CorrectnessResult check_crossover(Context& ctx) {
 // an earlier one, leaves a Y made from other X: its samples are wrong.
 constexpr int kSampled = 64;
 
-__global__ void lab09_sample_output(const bf16* y, std::size_t count, std::uint64_t seed, bf16* out) {
-    const int j = int(threadIdx.x);
-    if (j < kSampled) out[j] = y[random_bits(seed, std::uint64_t(j)) % count];
-}
-
-// The sampled elements' expected values (each a dot product of one row of X and one column of W, summed in FP32 as
-// the generic kernel sums; one block per element): the sampled positions checked without running the generic kernel
-// over all of Y for each call again.
-__global__ void lab09_sampled_expected(const bf16* x, const bf16* w, int m, std::uint64_t seed, float* out) {
-    constexpr int kThreads = 256;
-    __shared__ float part[kThreads];
-    const std::size_t at = random_bits(seed, std::uint64_t(blockIdx.x)) % (std::size_t(m) * kN);
-    const std::size_t row = at / kN, col = at % kN;
-    float acc = 0.0f;
-    for (int k = int(threadIdx.x); k < kK; k += kThreads)
-        acc += __bfloat162float(x[row * kK + std::size_t(k)]) * __bfloat162float(w[std::size_t(k) * kN + col]);
-    part[threadIdx.x] = acc;
-    __syncthreads();
-    for (int half = kThreads / 2; half > 0; half /= 2) {
-        if (int(threadIdx.x) < half) part[threadIdx.x] += part[threadIdx.x + half];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) out[blockIdx.x] = part[0];
-}
-
 void draw_x(bf16* x, int m, std::uint64_t seed) {
     fill_uniform_bf16_device(x, std::size_t(m) * kK, seed, -1.0f, 1.0f, nullptr);
 }
@@ -661,7 +645,7 @@ struct SampledCalls {
     void after(const bf16* y) {
         const std::size_t call = seeds.size();
         seeds.push_back(secret() | 1);
-        lab09_sample_output<<<1, kSampled>>>(y, std::size_t(rows[call]) * kN, seeds[call], samples.data() + call * kSampled);
+        lab09_launch_sample_output(y, std::size_t(rows[call]) * kN, seeds[call], kSampled, samples.data() + call * kSampled);
         LABS_CHECK_LAUNCH();
     }
     // Every call's samples against their dot products on its X (drawn again into x): empty when all agree, else the
@@ -670,7 +654,7 @@ struct SampledCalls {
         DeviceBuffer<float> expected(std::max<std::size_t>(1, seeds.size() * kSampled));
         for (std::size_t i = 0; i < seeds.size(); ++i) {
             draw_x(x, rows[i], x_seeds[i]);
-            lab09_sampled_expected<<<kSampled, 256>>>(x, w, rows[i], seeds[i], expected.data() + i * kSampled);
+            lab09_launch_sampled_expected(x, w, rows[i], kN, kK, seeds[i], kSampled, expected.data() + i * kSampled);
             LABS_CHECK_LAUNCH();
         }
         CUDA_CHECK(cudaDeviceSynchronize());
