@@ -3,8 +3,9 @@
 # A student release (`grader release RELEASE_DIR`) checked as a class will use it, before it is handed out:
 #   1. nothing of the instructor's is in it, and no file prints a graded answer (the keys come from SOURCE_DIR's
 #      solutions, by default the course this script belongs to);
-#   2. the README's main command, run in it from scratch, builds it and grades every lab to 0 with every check
-#      listed (each lab's checks add up to its 100 points) and ends by saying where to start;
+#   2. the README's main command, run in it from scratch, builds it (the benchmarks the handouts name included)
+#      and grades every lab to 0 with every check listed (each lab's checks add up to its 100 points) and ends by
+#      saying where to start;
 #   3. `grader --solution` says that the solutions are not part of this course.
 # It builds in RELEASE_DIR/build (minutes on two cores). Exit 0 when all holds; each problem is printed.
 set -u -o pipefail
@@ -31,6 +32,18 @@ rc=$?
 echo "check-release: the main command took $(( $(date +%s) - start )) s and exited $rc"
 [ $rc -eq 1 ] || { fail "the main command exits $rc, not 1 (an untouched course scores 0)"; tail -30 "$logs/main.txt"; }
 grep -q "Nothing done yet, so 0 points is what to expect" "$logs/main.txt" || fail "the main command does not end by saying where to start"
+# The benchmarks the handouts tell students to run are there after the main command alone, and start (listing
+# their runs needs no GPU).
+benches=$(cd "$rel" && grep -oh 'build/labs/[0-9][0-9]_[a-z_]*/lab[0-9][0-9]_bench\b' labs/*/README.md | sort -u)
+[ -n "$benches" ] || fail "no handout names a benchmark (build/labs/NN_x/labNN_bench)"
+for b in $benches; do
+  if [ ! -x "$rel/$b" ]; then
+    fail "$b, which a handout says to run, is not built by the main command"
+  elif ! (cd "$rel" && "$b" --benchmark_list_tests > "$logs/bench-list.txt" 2>&1) || [ ! -s "$logs/bench-list.txt" ]; then
+    fail "$b --benchmark_list_tests does not list its runs:"; tail -5 "$logs/bench-list.txt"
+  fi
+done
+echo "check-release: the handouts' benchmarks, built by the main command: $(echo $benches | wc -w)"
 (cd "$rel" && build/grader/grader --no-build --no-ceilings --no-color --json "$logs/untouched.json") > "$logs/untouched.txt" 2>&1
 "$python" - "$logs/untouched.json" <<'PY' || fail "the untouched release does not grade to 0 with every check listed (above)"
 import json, sys
