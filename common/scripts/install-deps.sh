@@ -7,7 +7,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ catch2 libbenchmark-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
-          doxygen python3-jsonschema "$@")
+          doxygen python3-jsonschema ccache "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

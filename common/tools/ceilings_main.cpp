@@ -13,13 +13,16 @@
 
 int main(int argc, char** argv) {
     CLI::App app{"Measure this GPU's ceilings: the numbers every lab's performance target is a fraction of."};
-    bool json = false, quick = false;
+    bool json = false, quick = false, probe_only = false;
     int device = 0;
     std::string out_file;
     app.add_flag("--json", json, "Print JSON instead of a table");
     app.add_option("--out", out_file, "Also write the JSON (fingerprint and ceilings, or why there is no GPU) to FILE");
     app.add_flag("--quick", quick, "Smaller sizes, fewer repetitions (a rough table in about a second)");
     app.add_option("--device", device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+    app.add_flag("--probe", probe_only,
+                 "Measure nothing: exit 0 when a CUDA device answers, 2 (with the reason) when none does (what tests that "
+                 "need a GPU ask before building for it)");
     CLI11_PARSE(app, argc, argv);
 
     // The JSON goes to stdout (--json) and to --out FILE, which the grader names and reads back.
@@ -40,6 +43,7 @@ int main(int argc, char** argv) {
         if (!json) std::fprintf(stderr, "labs_ceilings: %s\n", probe.reason.c_str());
         return emit(nlohmann::json{{"available", false}, {"reason", probe.reason}}) ? 2 : 1;
     }
+    if (probe_only) return emit(nlohmann::json{{"available", true}}) ? 0 : 1;
     try {
         CUDA_CHECK(cudaSetDevice(device));
         gpulab::CeilingOptions opts;

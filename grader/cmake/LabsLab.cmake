@@ -48,6 +48,9 @@ add_custom_target(labs_student_all)
 # solutions, the known-bad versions, the batch slots, the tests) is built on demand by the grader or by the
 # `instructor` and `test` presets.
 add_custom_target(labs_course)
+# Every lab's known-bad versions graded on a GPU (their tests build them where a GPU answers; the `instructor` preset
+# builds them all).
+add_custom_target(labs_known_bad_all)
 set_property(GLOBAL PROPERTY LABS_REGISTRY_ENTRIES "")
 
 
@@ -135,6 +138,9 @@ function(_labs_implementation p name)
   target_include_directories(${p}_impl_${name} PUBLIC "${lab_dir}")
   target_link_libraries(${p}_impl_${name} PUBLIC ${p}_given labs_common ${ARG_LIBRARIES})
   labs_cuda_options(${p}_impl_${name})
+  # The graded code is compiled as written, never through the compiler cache (LABS_COMPILER_CACHE): its compile
+  # errors name its files by their full paths, and no object of it comes from anywhere but its own compile.
+  set_target_properties(${p}_impl_${name} PROPERTIES CXX_COMPILER_LAUNCHER "" CUDA_COMPILER_LAUNCHER "")
   # The graded module: the implementation (all of it: what the policy scanned is what runs), the lab's given
   # code and its checks. The runner beside it loads it only once its sandbox and observer are in place.
   add_library(${p}_module_${name} MODULE)
@@ -429,6 +435,12 @@ function(labs_add_lab folder)
       elseif(on_cpu)
         list(APPEND cpu_entries "${entry}")
       else()
+        # Graded on a GPU only: built by its test where a GPU answers (the grader builds each version before grading
+        # it), not by `all` — on a machine without a GPU nothing would run them (the `instructor` preset builds
+        # them all: labs_known_bad_all).
+        set_target_properties(${p}_impl_wrong_${stem} ${p}_module_wrong_${stem} ${p}_checks_wrong_${stem}
+                              PROPERTIES EXCLUDE_FROM_ALL TRUE)
+        add_dependencies(labs_known_bad_all ${p}_checks_wrong_${stem})
         list(APPEND code_entries "${entry}")
       endif()
     endforeach()
@@ -442,23 +454,24 @@ function(labs_add_lab folder)
       file(GENERATE OUTPUT "${registry}" CONTENT "{${_labs_registry_tools},\n\"labs\": [\n  ${joined}\n]}\n")
       set(report "${CMAKE_CURRENT_BINARY_DIR}/wrong_${kind}_report.json")
       set(test ${p}_wrong)
-      set(flags --no-build)
       set(label gpu)
+      # Without a GPU the code test says so and skips before building anything (the probe measures nothing).
+      set(gate "\"$0\" --probe >/dev/null || { echo 'SKIPPED: no GPU: the known-bad versions graded on one are not built'; exit 77; };")
       if(kind STREQUAL "cpu")
         set(test ${p}_wrong_cpu)
-        set(flags "")
         set(label cpu)
+        set(gate "")
       endif()
+      # The grader builds each version before grading it (in the build tree: never two such tests at once).
       add_test(NAME ${test}
-               COMMAND sh -c "\"$1\" --registry \"$2\" $3 --no-color --no-ceilings --only code --timeout $4 --json \"$5\" >/dev/null; \"$6\" \"$7\" \"$8\" \"$5\" $9"
-                       sh $<TARGET_FILE:grader> "${registry}" "${flags}" ${ARG_WRONG_TIMEOUT} "${report}"
+               COMMAND sh -c "${gate} \"$1\" --registry \"$2\" --no-color --no-ceilings --only code --timeout $4 --json \"$5\" >/dev/null; \"$6\" \"$7\" \"$8\" \"$5\" $9"
+                       $<TARGET_FILE:labs_ceilings> $<TARGET_FILE:grader> "${registry}" "" ${ARG_WRONG_TIMEOUT} "${report}"
                        "${Python3_EXECUTABLE}" "${check_expect}" "${solution_dir}/${ARG_EXPECT}" ${kind})
       set_tests_properties(${test} PROPERTIES LABELS "${label};lab${id}")
       if(kind STREQUAL "cpu")
-        # It runs the build in the build tree: never two at once.
         set_tests_properties(${test} PROPERTIES RESOURCE_LOCK labs_build_tree)
       else()
-        set_tests_properties(${test} PROPERTIES RESOURCE_LOCK labs_gpu)
+        set_tests_properties(${test} PROPERTIES RESOURCE_LOCK "labs_gpu;labs_build_tree")
       endif()
       list(APPEND tests ${test})
     endforeach()

@@ -10,7 +10,10 @@ set -eu
 src=$1 work=$2 part=$3
 shift 3
 lab=97_template_check
-grader="$work/build/grader/grader"
+# The copy builds inside itself, as a clone does: with ccache (LABS_COMPILER_CACHE) its compiles hit the cache the
+# course's own build filled, the paths being the same relative to each build folder.
+built="$work/src/build"
+grader="$built/grader/grader"
 if [ "$part" = build ]; then
   rm -rf "$work"
   mkdir -p "$work/src"
@@ -21,10 +24,10 @@ if [ "$part" = build ]; then
   cp -r "$src/solutions/_template" "$work/src/solutions/$lab"
   find "$work/src/labs/$lab" "$work/src/solutions/$lab" -type f -exec sed -i 's/NN/97/g' {} +
   echo "template_lab_test: building lab $lab alone"
-  cmake -S "$work/src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLABS_ONLY=97 -DLABS_BUILD_TESTS=OFF \
+  cmake -S "$work/src" -B "$built" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLABS_ONLY=97 -DLABS_BUILD_TESTS=OFF \
     -DLABS_BUILD_BENCHMARKS=OFF -DLABS_BUILD_DOCS=OFF -DLABS_BATCH_SLOTS=0 "$@" >"$work/configure.log" 2>&1 ||
     { tail -30 "$work/configure.log"; exit 1; }
-  cmake --build "$work/build" >"$work/build.log" 2>&1 || { grep -m5 -A8 -i error "$work/build.log"; exit 1; }
+  cmake --build "$built" >"$work/build.log" 2>&1 || { grep -m5 -A8 -i error "$work/build.log"; exit 1; }
   "$grader" --list --no-color | tee "$work/list.txt"
   grep -q "^97 " "$work/list.txt" || { echo "template_lab_test: lab 97 is not listed"; exit 1; }
   "$grader" 97 --no-color --no-ceilings --only answers --expect zero
