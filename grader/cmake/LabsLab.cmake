@@ -48,34 +48,12 @@ add_custom_target(labs_student_all)
 # solutions, the known-bad versions, the batch slots, the tests) is built on demand by the grader or by the
 # `instructor` and `test` presets.
 add_custom_target(labs_course)
-# Every lab's known-bad versions graded on a GPU (their tests build them where a GPU answers; the `instructor` preset
-# builds them all).
-add_custom_target(labs_known_bad_all)
+# What only instructors run, out of `all` and of the test preset (the `instructor` preset builds it; CI compiles it
+# after the tests): each lab's known-bad versions graded on a GPU (their labNN_wrong test builds them where a GPU
+# answers) and the solutions' benchmarks (the handouts' figures).
+add_custom_target(labs_instructor_all)
 set_property(GLOBAL PROPERTY LABS_REGISTRY_ENTRIES "")
 
-
-# labs_host_compiled_when_no_device_code(<file>...): each .cu file with no device code of its own (no __global__,
-# __device__, __shared__ or __constant__ and no <<<, outside // comments and string literals; no .cuh included) is
-# compiled by the host compiler. Such files (most checks.cu and bench.cu: they call launchers defined elsewhere)
-# gain nothing from nvcc, which would parse them three times more (cudafe++, then cicc once per architecture)
-# to generate no device code: g++ compiles lab 01's checks in a fifth of nvcc's time. A file that does have
-# device code stays CUDA; one hidden behind a macro would fail to compile under g++, not slip through.
-function(labs_host_compiled_when_no_device_code)
-  foreach(file IN LISTS ARGN)
-    if(NOT file MATCHES "\\.cu$")
-      continue()
-    endif()
-    file(READ "${file}" text)
-    if(text MATCHES "#include[ \t]*[<\"][^>\"]*\\.cuh[>\"]")
-      continue()
-    endif()
-    string(REGEX REPLACE "//[^\n]*" "" text "${text}")
-    string(REGEX REPLACE "\"([^\"\\\\\n]|\\\\.)*\"" "\"\"" text "${text}")
-    if(NOT text MATCHES "__global__|__device__|__shared__|__constant__|<<<")
-      set_source_files_properties("${file}" PROPERTIES LANGUAGE CXX)
-    endif()
-  endforeach()
-endfunction()
 
 # _labs_json_quote(<out> <string>): <string> as a JSON string literal (quotes, backslashes, control
 # characters escaped), so that any title or path makes valid JSON.
@@ -342,6 +320,10 @@ function(labs_add_lab folder)
     set_target_properties(${p}_bench PROPERTIES EXCLUDE_FROM_ALL TRUE)
     add_dependencies(labs_student_all ${p}_bench)
     add_dependencies(labs_course ${p}_bench)
+    if(TARGET ${p}_bench_solution)  # the handouts' figures: an instructor's, on a GPU
+      set_target_properties(${p}_bench_solution PROPERTIES EXCLUDE_FROM_ALL TRUE)
+      add_dependencies(labs_instructor_all ${p}_bench_solution)
+    endif()
   endif()
 
   # Registry entry for the grader (generator expressions resolve the executables' paths).
@@ -436,11 +418,10 @@ function(labs_add_lab folder)
         list(APPEND cpu_entries "${entry}")
       else()
         # Graded on a GPU only: built by its test where a GPU answers (the grader builds each version before grading
-        # it), not by `all` — on a machine without a GPU nothing would run them (the `instructor` preset builds
-        # them all: labs_known_bad_all).
+        # it), not by `all` — on a machine without a GPU nothing would run them (labs_instructor_all has them).
         set_target_properties(${p}_impl_wrong_${stem} ${p}_module_wrong_${stem} ${p}_checks_wrong_${stem}
                               PROPERTIES EXCLUDE_FROM_ALL TRUE)
-        add_dependencies(labs_known_bad_all ${p}_checks_wrong_${stem})
+        add_dependencies(labs_instructor_all ${p}_checks_wrong_${stem})
         list(APPEND code_entries "${entry}")
       endif()
     endforeach()
