@@ -320,7 +320,17 @@ function(labs_add_lab folder)
     set_target_properties(${p}_bench PROPERTIES EXCLUDE_FROM_ALL TRUE)
     add_dependencies(labs_student_all ${p}_bench)
     add_dependencies(labs_course ${p}_bench)
-    if(TARGET ${p}_bench_solution)  # the handouts' figures: an instructor's, on a GPU
+    # The solution's benchmark measures the handouts' figures: an instructor's work, on a GPU (labs_instructor_all).
+    # A lab whose figures.py runs it on the host (lab 04 draws its layouts from it; labs_figures_current redraws
+    # them) keeps it in `all`.
+    set(host_figures FALSE)
+    if(TARGET ${p}_bench_solution AND EXISTS "${lab_dir}/figures.py")
+      file(READ "${lab_dir}/figures.py" figures_text)
+      if(figures_text MATCHES "${p}_bench_solution")
+        set(host_figures TRUE)
+      endif()
+    endif()
+    if(TARGET ${p}_bench_solution AND NOT host_figures)
       set_target_properties(${p}_bench_solution PROPERTIES EXCLUDE_FROM_ALL TRUE)
       add_dependencies(labs_instructor_all ${p}_bench_solution)
     endif()
