@@ -213,6 +213,8 @@ function(labs_add_lab folder)
     set(ARG_CHECKS checks.cu)
     if(EXISTS "${lab_dir}/checks_kernels.cu")  # the grader's own kernels, beside host-only checks
       list(APPEND ARG_CHECKS checks_kernels.cu)
+      # Their entry points are global (checks.cu calls them from another object): the graded code may not.
+      list(APPEND ARG_DENY "^lab${id}_ -- the grader's own kernels (checks_kernels.cu)")
     endif()
   endif()
   list(TRANSFORM ARG_CHECKS PREPEND "${lab_dir}/")
@@ -455,8 +457,8 @@ function(labs_add_lab folder)
       endif()
       # The grader builds each version before grading it (in the build tree: never two such tests at once).
       add_test(NAME ${test}
-               COMMAND sh -c "${gate} \"$1\" --registry \"$2\" --no-color --no-ceilings --only code --timeout $4 --json \"$5\" >/dev/null; \"$6\" \"$7\" \"$8\" \"$5\" $9"
-                       $<TARGET_FILE:labs_ceilings> $<TARGET_FILE:grader> "${registry}" "" ${ARG_WRONG_TIMEOUT} "${report}"
+               COMMAND sh -c "${gate} \"$1\" --registry \"$2\" --no-color --no-ceilings --only code --timeout $3 --json \"$4\" >/dev/null; \"$5\" \"$6\" \"$7\" \"$4\" $8"
+                       $<TARGET_FILE:labs_ceilings> $<TARGET_FILE:grader> "${registry}" ${ARG_WRONG_TIMEOUT} "${report}"
                        "${Python3_EXECUTABLE}" "${check_expect}" "${solution_dir}/${ARG_EXPECT}" ${kind})
       set_tests_properties(${test} PROPERTIES LABELS "${label};lab${id}")
       if(kind STREQUAL "cpu")
