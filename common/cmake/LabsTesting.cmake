@@ -24,6 +24,7 @@ target_include_directories(labs_catch2 INTERFACE "${PROJECT_SOURCE_DIR}/common/t
 #   CUDA device answers; ctest shows it as skipped, never as passed. GPU tests never run two at once
 #   (RESOURCE_LOCK labs_gpu): a second process on the GPU makes the grader's measurements INVALID.
 function(labs_add_test name)
+  labs_gpu_tests_alone_at_end()
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBRARIES;LABELS;ARGS" ${ARGN})
   if(NOT ARG_LABELS)
     message(FATAL_ERROR "labs_add_test(${name}): LABELS cpu or gpu is required")
@@ -48,4 +49,38 @@ function(labs_add_test name)
   if("gpu" IN_LIST ARG_LABELS)
     set_tests_properties(${name} PROPERTIES RESOURCE_LOCK labs_gpu)
   endif()
+endfunction()
+
+# labs_gpu_tests_alone_at_end()
+#   The test presets run two tests at a time. At the end of the calling directory (called by labs_add_test and
+#   labs_add_lab; once per directory is enough), every test of that directory labelled `gpu` or holding
+#   RESOURCE_LOCK labs_gpu gets that lock (no two tests share the GPU) and, where a GPU was visible at configure time
+#   (LABS_GPU_VISIBLE), RUN_SERIAL: nothing runs beside it, so that no compile on the next core disturbs the host
+#   timings it grades. Without a GPU those tests skip, or grade the host side only, and may run beside others.
+function(labs_gpu_tests_alone_at_end)
+  get_property(deferred DIRECTORY PROPERTY LABS_GPU_TESTS_ALONE_DEFERRED)
+  if(NOT deferred)
+    set_property(DIRECTORY PROPERTY LABS_GPU_TESTS_ALONE_DEFERRED TRUE)
+    cmake_language(DEFER CALL _labs_gpu_tests_alone_here)
+  endif()
+endfunction()
+
+function(_labs_gpu_tests_alone_here)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(test IN LISTS tests)
+    get_test_property(${test} LABELS labels)
+    get_test_property(${test} RESOURCE_LOCK locks)
+    if(NOT locks)
+      set(locks "")
+    endif()
+    if("gpu" IN_LIST labels OR "labs_gpu" IN_LIST locks)
+      if(NOT "labs_gpu" IN_LIST locks)
+        list(APPEND locks labs_gpu)
+        set_tests_properties(${test} PROPERTIES RESOURCE_LOCK "${locks}")
+      endif()
+      if(LABS_GPU_VISIBLE)
+        set_tests_properties(${test} PROPERTIES RUN_SERIAL TRUE)
+      endif()
+    endif()
+  endforeach()
 endfunction()
