@@ -31,6 +31,7 @@
 #include "grader/lab.hpp"
 #include "grader/process.hpp"
 #include "grader/report.hpp"
+#include "grader/similarity.hpp"
 #include "batch_detail.hpp"
 #include "grader/submission.hpp"
 #include "labs/text.hpp"
@@ -385,6 +386,7 @@ struct UsageError : std::invalid_argument {
 
 // The course as the batch grades it: its labs, its registry, the worker slots its build has.
 struct Course {
+    Registry reg;  // the course (its source tree: what similarity compares against)
     std::vector<LabEntry> labs;
     nlohmann::json registry;
     std::size_t slots = 0;
@@ -393,8 +395,8 @@ struct Course {
 Course load_course(const BatchOptions& o) {
     Course c;
     try {
-        const Registry reg = load_registry(o.registry_path);
-        c.labs = select_labs(reg, o.labs);
+        c.reg = load_registry(o.registry_path);
+        c.labs = select_labs(c.reg, o.labs);
         std::ifstream f(o.registry_path);
         c.registry = nlohmann::json::parse(f);
     } catch (const std::invalid_argument& e) {
@@ -575,8 +577,27 @@ Graded grade_class(const BatchOptions& o, const Course& course, const Workers& w
 
 // The gradebook (JSON and CSV) and, with calibrations, calibration.csv and the solutions' spread.
 void write_gradebook(const BatchOptions& o, const Course& course, const Output& out, std::vector<BatchResult> done) {
-    const nlohmann::json gradebook =
+    nlohmann::json gradebook =
         gradebook_json({out.seed, o.course_seed, o.only, course.labs, recorded_calibrations(out.dir, out.settings)}, done);
+    // Copying noticed (grader/similarity.hpp): the whole class's files compared, after grading.
+    if (o.similarity) {
+        SimilarityRun sim;
+        sim.flag_share = o.flag_share.value_or(kDefaultFlagShare);
+        if (o.shard_count > 1) {
+            sim.why_not = "a shard holds part of the class: compare the whole class with grader similarity once the shards are merged";
+        } else {
+            SimilarityOptions so;
+            for (const BatchResult& r : done) so.entries.push_back(r.entry);
+            so.registry = course.reg;
+            so.labs = course.labs;
+            so.out_dir = out.dir.string();
+            so.flag_share = o.flag_share;
+            std::cerr << "grader batch: comparing the class's code (copying noticed: grader similarity)\n";
+            sim = run_similarity(so);
+        }
+        apply_similarity(gradebook, sim);
+        report_similarity(sim, "grader batch");
+    }
     write_atomically(out.dir / "gradebook.json", gradebook.dump(2) + "\n");
     write_atomically(out.dir / "gradebook.csv", gradebook_csv(gradebook));
     if (!gradebook["calibration"].empty()) {

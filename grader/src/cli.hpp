@@ -56,7 +56,8 @@ int grade_main(int argc, char** argv);                // grader [labs] [options]
 int calc_main(const std::vector<std::string>& args);  // grader calc: the chapter's models as a calculator
 int exercises_main(int argc, char** argv);            // grader exercises: write the student's cases
 int batch_main(int argc, char** argv);                // grader batch: grade a class
-int gradebook_main(int argc, char** argv);            // grader gradebook merge: join the shards' gradebooks
+int gradebook_main(int argc, char** argv);
+int similarity_main(int argc, char** argv);           // grader similarity: a class's code compared for copying            // grader gradebook merge: join the shards' gradebooks
 int release_main(int argc, char** argv);              // grader release OUT_DIR: the course a class receives
 
 }  // namespace gpulab::grader::cli

@@ -9,10 +9,18 @@
 
 #include "cli.hpp"
 #include "grader/batch.hpp"
+#include "grader/similarity.hpp"
+#include "batch_detail.hpp"
 
 namespace gpulab::grader::cli {
 
 namespace {
+
+std::string share_text(double share) {
+    std::ostringstream s;
+    s << share;
+    return s.str();
+}
 
 // What `grader batch`'s command line asks for, besides the BatchOptions it sets directly.
 struct BatchCli {
@@ -54,6 +62,11 @@ void add_options(CLI::App& app, BatchCli& c, BatchOptions& o) {
                                                  "that share one build tree (shards on a cluster) need disjoint slots")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
+    app.add_flag("--no-similarity", [&o](std::int64_t) { o.similarity = false; },
+                 "Do not compare the class's code for copying after grading (grader similarity does it on its own)");
+    app.add_option("--flag-share", o.flag_share, "Flag a pair SIMILAR when this share of one file's code is in the "
+                                                 "other (default " + share_text(kDefaultFlagShare) + ")")
+        ->check(CLI::Range(0.05, 1.0));
     app.add_option("--shard", c.shard_text, "I/N: grade only shard I (0-based) of N; the students, sorted by id, are dealt "
                                             "round robin; its results go to OUT/shard-I-of-N (grader gradebook merge joins them)");
 }
@@ -111,6 +124,63 @@ int batch_main(int argc, char** argv) {
     return run_batch(o);
 }
 
+// `grader similarity`: a class's code compared for copying (gpulab::grader::run_similarity), written into its
+// gradebook when OUT has one.
+int similarity_main(int argc, char** argv) {
+    CLI::App app{"Compares a class's submissions for copying, per lab: every pair of students' editable files, and each "
+                 "one against the reference solution and the course's own code (Dolos; the template subtracted). Flags "
+                 "change no points. When OUT holds the class's gradebook (grader batch), its rows get the SIMILAR flag "
+                 "and the pairs; the side-by-side pages go to OUT/similarity/.", "grader similarity"};
+    std::vector<std::string> paths;
+    std::string registry_path = LABS_REGISTRY_PATH, out_dir, labs_list;
+    std::optional<double> share;
+    app.add_option("submissions", paths, "Submissions, or folders of submissions (as grader batch takes them)")->required();
+    app.add_option("--out", out_dir, "Where the class's gradebook is and the comparison goes (default: build/batch)");
+    app.add_option("--labs", labs_list, "Labs to compare, comma-separated (default: all)");
+    app.add_option("--flag-share", share, "Flag a pair SIMILAR when this share of one file's code is in the other "
+                                          "(default " + share_text(kDefaultFlagShare) + ")")
+        ->check(CLI::Range(0.05, 1.0));
+    app.add_option("--registry", registry_path, "Lab registry written by the build")->capture_default_str();
+    if (const auto rc = parse_command_line(app, argc, argv)) return *rc;
+    SimilarityOptions o;
+    try {
+        std::vector<std::string> passed_over;
+        o.entries = find_submissions(paths, passed_over);
+        for (const std::string& p : passed_over) std::cerr << "grader similarity: passed over " << p << " (not a folder or an archive)\n";
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "grader similarity: " << e.what() << "\n";
+        return kExitUsage;
+    }
+    std::vector<std::string> selectors;
+    std::stringstream list(labs_list);
+    for (std::string s; std::getline(list, s, ',');)
+        if (!s.empty()) selectors.push_back(s);
+    if (!load_labs(registry_path, selectors, o.registry, o.labs)) return kExitUsage;
+    const std::filesystem::path out =
+        out_dir.empty() ? std::filesystem::path(registry_path).parent_path() / "batch" : std::filesystem::path(out_dir);
+    if (const std::string why = similarity_unavailable(o.registry.source_dir); !why.empty()) {
+        std::cerr << "grader similarity: cannot compare: " << why << "\n";
+        return kExitUsage;
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(out, ec);
+    o.out_dir = out.string();
+    o.flag_share = share;
+    const SimilarityRun run = run_similarity(o);
+    report_similarity(run, "grader similarity");
+    if (!run.ran) return kExitGraderError;
+    if (auto gradebook = batch_detail::read_json(out / "gradebook.json")) {
+        apply_similarity(*gradebook, run);
+        batch_detail::write_atomically(out / "gradebook.json", gradebook->dump(2) + "\n");
+        batch_detail::write_atomically(out / "gradebook.csv", gradebook_csv(*gradebook));
+        std::cerr << "grader similarity: the gradebook in " << out.string() << " has the SIMILAR flags\n";
+    } else {
+        std::cerr << "grader similarity: no gradebook in " << out.string() << ": the pairs are in "
+                  << (out / run.report).string() << "\n";
+    }
+    return 0;
+}
+
 // `grader gradebook merge`: joins the gradebooks of a class's shards (gpulab::grader::merge_gradebooks).
 int gradebook_main(int argc, char** argv) {
     CLI::App app{"Gradebooks of a class graded in shards (grader batch --shard I/N).", "grader gradebook"};
@@ -121,9 +191,12 @@ int gradebook_main(int argc, char** argv) {
     std::string out;
     std::vector<std::string> dirs;
     merge->add_option("--out", out, "Where the merged gradebook goes")->required();
+    std::string registry_path = LABS_REGISTRY_PATH;
+    merge->add_option("--registry", registry_path, "Lab registry written by the build (the course the class's code is "
+                                                   "compared against)")->capture_default_str();
     merge->add_option("shards", dirs, "The shards' folders (OUT/shard-I-of-N, as grader batch --shard wrote them)")->required();
     if (const auto rc = parse_command_line(app, argc, argv)) return *rc;
-    return merge_gradebooks(out, dirs);
+    return merge_gradebooks(out, dirs, registry_path);
 }
 
 }  // namespace gpulab::grader::cli

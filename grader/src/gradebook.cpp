@@ -14,9 +14,10 @@ using namespace batch_detail;
 
 namespace {
 
-// The order flags are listed in, and the one place their names are spelled.
+// The order flags are listed in, and the one place the names a report raises are spelled (SIMILAR, last, is
+// raised by the class's comparison: apply_similarity() in similarity.cpp).
 constexpr const char* kFlagOrder[] = {"TAMPERED", "POLICY", "COMPILE_ERROR", "HUNG", "SUSPICIOUS", "ANSWERS_SYNTAX",
-                                      "UNSTABLE", "SANDBOX", "ERROR"};
+                                      "UNSTABLE", "SANDBOX", "ERROR", "SIMILAR"};
 
 // A failure's first line and, when the lines below it give details (the compiler's first error, the
 // policy's first violation), the first of those: "did not compile: vector_add.cu:3:10: fatal error: ...".
@@ -161,6 +162,7 @@ nlohmann::json gradebook_json(const GradebookInfo& info, const std::vector<Batch
                             {"pending_points", tidy_points(pending)},
                             {"flags", flags},
                             {"flag_details", details},
+                            {"similar", nlohmann::json::array()},  // apply_similarity() fills it
                             {"gpu", gpu},
                             {"gpu_fingerprint", fingerprint},
                             {"no_gpu_reason", r.report.is_object() ? r.report.value("no_gpu_reason", "") : ""},
@@ -179,14 +181,32 @@ nlohmann::json gradebook_json(const GradebookInfo& info, const std::vector<Batch
             {"only", info.only},
             {"labs", labs},
             {"students", students},
-            {"calibration", info.calibration.is_array() ? info.calibration : nlohmann::json::array()}};
+            {"calibration", info.calibration.is_array() ? info.calibration : nlohmann::json::array()},
+            {"similarity", {{"ran", false}, {"why_not", "not compared"}, {"tool", nullptr}, {"flag_share", nullptr}, {"report", nullptr}}}};
 }
+
+namespace {
+
+// A row's SIMILAR pairs in one CSV cell: "07 reference 92%/88%; 05 bob 71%/69%" (lab, partner, the share of the
+// student's code found in the partner's, and of the partner's in the student's).
+std::string similar_cell(const nlohmann::json& row) {
+    std::string cell;
+    for (const nlohmann::json& p : row.value("similar", nlohmann::json::array())) {
+        if (!cell.empty()) cell += "; ";
+        cell += p.value("lab", "") + " " + p.value("partner", "") + " " +
+                std::to_string(static_cast<int>(p.value("share", 0.0) * 100 + 0.5)) + "%/" +
+                std::to_string(static_cast<int>(p.value("partner_share", 0.0) * 100 + 0.5)) + "%";
+    }
+    return cell;
+}
+
+}  // namespace
 
 std::string gradebook_csv(const nlohmann::json& g) {
     std::ostringstream x;
     x << "student";
     for (const nlohmann::json& l : g.at("labs")) x << ",lab" << l.at("id").get<std::string>() << "_points";
-    x << ",total_points,max_points,pending_points,flags,seed,grader_version,gpu_fingerprint\n";
+    x << ",total_points,max_points,pending_points,flags,similar,seed,grader_version,gpu_fingerprint\n";
     for (const nlohmann::json& s : g.at("students")) {
         x << csv_field(s.at("student").get<std::string>());
         for (const nlohmann::json& l : g.at("labs"))
@@ -198,7 +218,7 @@ std::string gradebook_csv(const nlohmann::json& g) {
         }
         x << ',' << format_points(s.at("total_points").get<double>()) << ',' << format_points(s.at("max_points").get<double>())
           << ',' << format_points(s.at("pending_points").get<double>()) << ',' << csv_field(flags) << ','
-          << g.at("seed").get<std::uint64_t>() << ',' << csv_field(g.at("grader_version").get<std::string>()) << ','
+          << csv_field(similar_cell(s)) << ',' << g.at("seed").get<std::uint64_t>() << ',' << csv_field(g.at("grader_version").get<std::string>()) << ','
           << csv_field(s.at("gpu_fingerprint").get<std::string>()) << '\n';
     }
     return x.str();

@@ -7,6 +7,7 @@
 
 #include "batch_detail.hpp"
 #include "grader/batch.hpp"
+#include "grader/similarity.hpp"
 
 namespace gpulab::grader {
 
@@ -169,7 +170,7 @@ std::vector<nlohmann::json> class_calibrations(const std::vector<ShardBook>& boo
 
 }  // namespace
 
-int merge_gradebooks(const std::string& out_dir, const std::vector<std::string>& shard_dirs) {
+int merge_gradebooks(const std::string& out_dir, const std::vector<std::string>& shard_dirs, const std::string& registry_path) {
     const auto say = [](const std::string& s) { std::cerr << "grader gradebook merge: " << s << "\n"; };
     if (shard_dirs.empty()) {
         say("no shard folder given");
@@ -201,6 +202,25 @@ int merge_gradebooks(const std::string& out_dir, const std::vector<std::string>&
     nlohmann::json gradebook = gradebook_json(info, results);
     gradebook["grader_version"] = first.at("grader_version");  // the shards' grader, not this one
     fs::create_directories(out);
+    // Copying noticed, over the whole class as one batch would compare it (a shard compares nothing).
+    SimilarityRun sim;
+    try {
+        SimilarityOptions so;
+        so.registry = load_registry(registry_path);
+        std::vector<std::string> ids;
+        for (const LabEntry& l : info.labs) ids.push_back(l.id);
+        so.labs = select_labs(so.registry, ids);
+        for (const BatchResult& r : results) so.entries.push_back(r.entry);
+        so.out_dir = out.string();
+        const nlohmann::json flag_share = first.contains("similarity") ? first["similarity"].value("flag_share", nlohmann::json()) : nlohmann::json();
+        if (flag_share.is_number()) so.flag_share = flag_share.get<double>();
+        say("comparing the class's code (copying noticed: grader similarity)");
+        sim = run_similarity(so);
+    } catch (const std::exception& e) {
+        sim.why_not = std::string("the course could not be read: ") + e.what();
+    }
+    apply_similarity(gradebook, sim);
+    report_similarity(sim, "grader gradebook merge");
     write_atomically(out / "gradebook.json", gradebook.dump(2) + "\n");
     write_atomically(out / "gradebook.csv", gradebook_csv(gradebook));
     std::error_code ec;

@@ -167,6 +167,23 @@ StagedSubmission inspect_submission(const std::string& path, const std::vector<L
     return s;
 }
 
+std::string copy_graded_code(const std::string& path, const std::vector<LabEntry>& labs, const std::string& dest) {
+    OpenedSubmission o;
+    open_submission(path, o);
+    if (!o.error.empty()) return o.error;
+    std::error_code ec;
+    for (const LabEntry& lab : labs)
+        for (const std::string& rel : lab.student_files) {
+            const fs::path from = o.root / rel;
+            if (fs::is_symlink(from, ec) || !fs::is_regular_file(from, ec)) continue;
+            const fs::path to = fs::path(dest) / rel;
+            fs::create_directories(to.parent_path(), ec);
+            if (!ec) fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+            if (ec) return "cannot copy " + rel + ": " + ec.message();
+        }
+    return "";
+}
+
 std::string content_hash(const nlohmann::json& used, const nlohmann::json& missing) {
     std::vector<std::string> lines;
     for (const auto& u : used) lines.push_back(u.at("file").get<std::string>() + "\t" + u.at("sha256").get<std::string>());

@@ -60,8 +60,31 @@ with open(f"{work}/a/gradebook.csv", newline="") as f:
     reader = csv.reader(f)
     header = next(reader)
     rows = list(reader)
-expect(header == ["student", "lab00_points", "total_points", "max_points", "pending_points", "flags", "seed",
+expect(header == ["student", "lab00_points", "total_points", "max_points", "pending_points", "flags", "similar", "seed",
                   "grader_version", "gpu_fingerprint"], "the CSV's columns: " + ",".join(header))
+# Copying noticed: where the comparison ran (the tool installed; CI requires it), the five students who handed in the
+# reference's vector_add.cu are flagged SIMILAR, against the reference and each other; bob (the template) and frank
+# (the template and one line) are not.
+g = json.load(open(f"{work}/a/gradebook.json"))
+copied = {"alice", "carol", "dave", "erin", "grace"}
+if g["similarity"]["ran"]:
+    for who in copied:
+        f = expected[who][2]
+        expected[who] = (expected[who][0], expected[who][1], (f + " SIMILAR").strip())
+    partners = {s["student"]: {p["partner"] for p in s["similar"]} for s in g["students"]}
+    expect(all(partners[w] == {"reference"} | (copied - {w}) for w in copied),
+           "each copy of the reference is flagged against the reference and the other four: " + str(partners))
+    page = next(p["report"] for s in g["students"] for p in s["similar"] if s["student"] == "alice" and p["partner"] == "reference")
+    expect(os.path.isfile(f"{work}/a/{page}") and os.path.isfile(f"{work}/a/{g['similarity']['report']}"),
+           "the side-by-side page and similarity.json are where the gradebook says")
+    alice_row = [r for r in rows if r[0] == "alice"][0]
+    expect(" reference " in " " + alice_row[6] + " " and "%/" in alice_row[6], "the CSV's similar column names the partner and the shares: " + alice_row[6])
+elif os.environ.get("LABS_REQUIRE_SIMILARITY") == "1":
+    expect(False, "the comparison ran (LABS_REQUIRE_SIMILARITY=1): " + g["similarity"]["why_not"])
+else:
+    print("(copying not compared here: " + g["similarity"]["why_not"] + ")")
+    expect(all(not s["similar"] for s in g["students"]) and "similarity was not compared" in text("a.txt"),
+           "without the tool, nothing is flagged SIMILAR and the batch says once why")
 got = {r[0]: r for r in rows}
 expect(sorted(got) == sorted(expected), "one row per student, named after the folder or archive: " + " ".join(sorted(got)))
 def num(s):
@@ -69,10 +92,10 @@ def num(s):
 for who, (points, pending, flags) in expected.items():
     r = got.get(who)
     ok = r is not None and num(r[1]) == points and num(r[2]) == points and num(r[3]) == M and num(r[4]) == pending \
-        and r[5] == flags and r[6] == "20261130" and r[8] == "none"
+        and r[5] == flags and r[7] == "20261130" and r[9] == "none"
     expect(ok, f"{who}: {points} points, {pending} pending, flags '{flags}' (got {r})")
 g = json.load(open(f"{work}/a/gradebook.json"))
-expect(g["seed"] == 20261130 and g["grader_version"] and all(r[7] == g["grader_version"] for r in rows),
+expect(g["seed"] == 20261130 and g["grader_version"] and all(r[8] == g["grader_version"] for r in rows),
        "one seed and one grader version for the class")
 by = {s["student"]: s for s in g["students"]}
 expect(by["heidi"]["outcome"] == "error" and "cannot read the submission" in by["heidi"]["error"]
@@ -205,7 +228,7 @@ records > "$work/b2.count"
 echo $? > "$work/b3.rc"
 
 # 4. A time limit no grading can meet.
-"$grader" batch "$class/alice" "$class/bob" --labs 00 --workers 1 --timeout 1 --no-ceilings --out "$work/c" > "$work/c.txt" 2>&1
+"$grader" batch "$class/alice" "$class/bob" --labs 00 --workers 1 --timeout 1 --no-ceilings --no-similarity --out "$work/c" > "$work/c.txt" 2>&1
 echo $? > "$work/c.rc"
 
 "$python" "$work/check.py" "$work" check

@@ -9,6 +9,7 @@
 
 #include "catch_compat.hpp"
 #include "grader/batch.hpp"
+#include "grader/similarity.hpp"
 #include "grader/report.hpp"
 
 using namespace gpulab::grader;
@@ -124,11 +125,54 @@ TEST_CASE("The gradebook CSV has a column per lab and quotes what needs it", "[b
            {"total_points", 18.5},
            {"max_points", 200},
            {"pending_points", 80},
-           {"flags", {"COMPILE_ERROR", "HUNG"}},
+           {"flags", {"COMPILE_ERROR", "HUNG", "SIMILAR"}},
+           {"similar", {{{"lab", "05"}, {"partner", "reference"}, {"share", 0.92}, {"partner_share", 0.884}},
+                        {{"lab", "00"}, {"partner", "jones"}, {"share", 0.7}, {"partner_share", 0.65}}}},
            {"gpu_fingerprint", "none"}}}}};
     CHECK(gradebook_csv(g) ==
-          "student,lab00_points,lab05_points,total_points,max_points,pending_points,flags,seed,grader_version,gpu_fingerprint\n"
-          "\"smith, j\",18.5,0,18.5,200,80,COMPILE_ERROR HUNG,7,0.1.0,none\n");
+          "student,lab00_points,lab05_points,total_points,max_points,pending_points,flags,similar,seed,grader_version,"
+          "gpu_fingerprint\n"
+          "\"smith, j\",18.5,0,18.5,200,80,COMPILE_ERROR HUNG SIMILAR,05 reference 92%/88%; 00 jones 70%/65%,7,0.1.0,none\n");
+}
+
+TEST_CASE("A comparison's pairs become SIMILAR flags on both students' rows, replacing an earlier comparison's", "[batch]") {
+    nlohmann::json g = {{"students",
+                         {{{"student", "ann"}, {"flags", {"HUNG", "SIMILAR"}},
+                           {"flag_details", {{{"flag", "HUNG"}, {"lab", ""}, {"why", "t"}}, {{"flag", "SIMILAR"}, {"lab", "03"}, {"why", "old"}}}}},
+                          {{"student", "ben"}, {"flags", nlohmann::json::array()}, {"flag_details", nlohmann::json::array()}},
+                          {{"student", "cat"}, {"flags", nlohmann::json::array()}, {"flag_details", nlohmann::json::array()}}}}};
+    SimilarityRun run;
+    run.ran = true;
+    run.tool = {{"name", "dolos"}, {"version", "3"}};
+    run.report = "similarity/similarity.json";
+    run.flagged = {{"07", "ann", "ben", 0.9, 0.8, "similarity/07/ann--ben.html"},
+                   {"07", "ben", "ann", 0.8, 0.9, "similarity/07/ann--ben.html"},
+                   {"02", "ben", "course: common/src/models/occupancy.cpp", 0.75, 0.3, ""}};
+    apply_similarity(g, run);
+    const nlohmann::json& ann = g["students"][0];
+    CHECK(ann["flags"] == nlohmann::json({"HUNG", "SIMILAR"}));
+    REQUIRE(ann["flag_details"].size() == 2);  // the earlier comparison's entry replaced
+    CHECK(ann["flag_details"][1]["lab"] == "07");
+    CHECK(contains(ann["flag_details"][1]["why"].get<std::string>(), "90% of this code is in ben's code"));
+    CHECK(ann["similar"] == nlohmann::json::array({{{"lab", "07"}, {"partner", "ben"}, {"share", 0.9}, {"partner_share", 0.8},
+                                                    {"report", "similarity/07/ann--ben.html"}}}));
+    const nlohmann::json& ben = g["students"][1];
+    CHECK(ben["flags"] == nlohmann::json({"SIMILAR"}));
+    REQUIRE(ben["similar"].size() == 2);
+    CHECK(ben["similar"][1]["report"].is_null());
+    CHECK(contains(ben["flag_details"][1]["why"].get<std::string>(), "the course's common/src/models/occupancy.cpp"));
+    CHECK(g["students"][2]["flags"].empty());
+    CHECK(g["students"][2]["similar"].empty());
+    CHECK(g["similarity"]["ran"] == true);
+    CHECK(g["similarity"]["report"] == "similarity/similarity.json");
+    // Not compared: the reason, and no flag left over.
+    SimilarityRun none;
+    none.why_not = "Node.js (node) is not installed";
+    apply_similarity(g, none);
+    CHECK(g["students"][0]["flags"] == nlohmann::json({"HUNG"}));
+    CHECK(g["similarity"]["ran"] == false);
+    CHECK(g["similarity"]["why_not"] == "Node.js (node) is not installed");
+    CHECK(g["similarity"]["tool"].is_null());
 }
 
 TEST_CASE("A reason quoting a build slot's path reads the same whichever worker graded it", "[batch]") {

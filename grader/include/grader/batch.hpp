@@ -164,6 +164,10 @@ struct BatchOptions {
     /// Before grading, each worker grades the solutions on its GPU (once per GPU; without a GPU,
     /// worker 0 once) and the gradebook records their performance checks (`calibration`).
     bool calibrate = false;
+    /// After grading, compare the class's code for copying (grader/similarity.hpp); a shard does not (its
+    /// gradebook says so): `grader similarity` compares the whole class once the shards are merged.
+    bool similarity = true;
+    std::optional<double> flag_share;     ///< the comparison's flag share (none: kDefaultFlagShare)
 };
 
 /** @brief One shard of a class: `--shard I/N`, 0-based (0 ≤ I < N). */
@@ -203,9 +207,12 @@ struct Shard {
  * Refuses (writing nothing) shards graded with another seed, course seed, `--only`, grader version or
  * labs, or split in another number of shards or from another class; a shard missing or unfinished; and a
  * student missing from every shard or in more than one.
+ * The whole class's code is then compared for copying, as one batch does it (grader/similarity.hpp; the course read
+ * from @p registry_path), and the gradebook gets the SIMILAR flags.
  * @return 0 when the gradebook was written, 1 when refused (each reason on stderr), 2 for a usage error
  */
-[[nodiscard]] int merge_gradebooks(const std::string& out, const std::vector<std::string>& shard_dirs);
+[[nodiscard]] int merge_gradebooks(const std::string& out, const std::vector<std::string>& shard_dirs,
+                                   const std::string& registry_path);
 
 /**
  * @brief Grades every submission and writes the gradebook (see the file comment). With

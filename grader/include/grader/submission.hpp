@@ -55,6 +55,16 @@ void to_json(nlohmann::json& j, const StagedSubmission& s);
 [[nodiscard]] StagedSubmission inspect_submission(const std::string& path, const std::vector<LabEntry>& labs);
 
 /**
+ * @brief Copies the editable code files of @p labs (each lab's student files; not answers.toml) that the
+ * submission @p path has into @p dest, each at its path in the course (`dest/labs/07_attention/attention.cu`):
+ * what `grader similarity` compares. A file the submission lacks, or carries as a symbolic link, is not copied
+ * (it is graded as the template).
+ * @return "" when the submission could be read and its files copied, else why not
+ */
+[[nodiscard]] std::string copy_graded_code(const std::string& path, const std::vector<LabEntry>& labs,
+                                           const std::string& dest);
+
+/**
  * @brief One SHA-256 over what a submission is graded on: each graded file's name and SHA-256, and the
  * names of the missing ones (graded as templates), in a canonical order. Equal hashes: the same files.
  * @param used    `used` as StagedSubmission (and the report's "submission" member) holds it
