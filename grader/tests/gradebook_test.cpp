@@ -221,3 +221,22 @@ TEST_CASE("Points print as the handouts write them: up to three decimals, no tra
     CHECK(format_points(0.0) == "0");
     CHECK(format_points(19.0004) == "19");
 }
+
+TEST_CASE("Without the comparison tool, similarity is not run and says why", "[batch]") {
+    const std::filesystem::path course = std::filesystem::temp_directory_path() / ("similarity-none-" + std::to_string(getpid()));
+    std::filesystem::create_directories(course / "grader" / "similarity");
+    CHECK(contains(similarity_unavailable(course.string()), "no grader/similarity/similarity.mjs"));
+    std::ofstream(course / "grader" / "similarity" / "similarity.mjs") << "// the tool, without its node_modules\n";
+    const std::string why = similarity_unavailable(course.string());
+    CHECK((contains(why, "Dolos is not installed") || contains(why, "Node.js")));
+    SimilarityOptions o;
+    o.registry.source_dir = course.string();
+    o.out_dir = (course / "out").string();
+    const SimilarityRun run = run_similarity(o);
+    CHECK_FALSE(run.ran);
+    CHECK(run.why_not == why);
+    CHECK(run.flagged.empty());
+    CHECK_FALSE(std::filesystem::exists(course / "out" / "similarity"));  // nothing written
+    std::filesystem::remove_all(course);
+}
+
