@@ -211,6 +211,7 @@ void apply_similarity(nlohmann::json& g, const SimilarityRun& run) {
 }
 
 void report_similarity(const SimilarityRun& run, const std::string& who) {
+    constexpr std::size_t kShownPairs = 40;  // a class that copies wholesale would print thousands
     if (!run.ran) {
         std::cerr << who << ": similarity was not compared: " << run.why_not << "\n";
         return;
@@ -220,10 +221,13 @@ void report_similarity(const SimilarityRun& run, const std::string& who) {
         // A pair of students is listed once, from the side of the student whose id sorts first.
         if (p.partner != "reference" && p.partner.rfind("course: ", 0) != 0 && p.partner < p.student) continue;
         if (shown++ == 0) std::cerr << who << ": SIMILAR (flags change no points; read the pages side by side):\n";
+        if (shown > kShownPairs) continue;  // counted, not listed
         std::cerr << "  lab " << p.lab << "  " << p.student << " ~ " << p.partner << "  "
                   << static_cast<int>(p.share * 100 + 0.5) << "% / " << static_cast<int>(p.partner_share * 100 + 0.5)
                   << "%  " << p.report << "\n";
     }
+    if (shown > kShownPairs)
+        std::cerr << "  ... and " << shown - kShownPairs << " more flagged pairs, every one listed in " << run.report << "\n";
     if (shown == 0)
         std::cerr << who << ": similarity compared (" << run.tool.value("name", "?") << " " << run.tool.value("version", "?")
                   << "): no pair reaches the flag share " << run.flag_share << "\n";
