@@ -175,7 +175,7 @@ std::string copy_graded_code(const std::string& path, const std::vector<LabEntry
     for (const LabEntry& lab : labs)
         for (const std::string& rel : lab.student_files) {
             const fs::path from = o.root / rel;
-            if (fs::is_symlink(from, ec) || !fs::is_regular_file(from, ec)) continue;
+            if (!fs::is_regular_file(from, ec)) continue;  // (a link is followed, as staging follows it: what is graded)
             const fs::path to = fs::path(dest) / rel;
             fs::create_directories(to.parent_path(), ec);
             if (!ec) fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);

@@ -57,8 +57,8 @@ void to_json(nlohmann::json& j, const StagedSubmission& s);
 /**
  * @brief Copies the editable code files of @p labs (each lab's student files; not answers.toml) that the
  * submission @p path has into @p dest, each at its path in the course (`dest/labs/07_attention/attention.cu`):
- * what `grader similarity` compares. A file the submission lacks, or carries as a symbolic link, is not copied
- * (it is graded as the template).
+ * what `grader similarity` compares: the contents stage_submission() stages and the lab grades (a symbolic link is
+ * followed, as staging follows it). A file the submission lacks is not copied (it is graded as the template).
  * @return "" when the submission could be read and its files copied, else why not
  */
 [[nodiscard]] std::string copy_graded_code(const std::string& path, const std::vector<LabEntry>& labs,
