@@ -161,7 +161,7 @@ StagedSubmission inspect_submission(const std::string& path, const std::vector<L
     std::error_code ec;
     for (const std::string& rel : graded_files(labs)) {
         const fs::path from = o.root / rel;
-        if (fs::is_regular_file(from)) s.used.push_back({{"file", rel}, {"bytes", fs::file_size(from, ec)}, {"sha256", sha256_of(from)}});
+        if (fs::is_regular_file(fs::symlink_status(from, ec))) s.used.push_back({{"file", rel}, {"bytes", fs::file_size(from, ec)}, {"sha256", sha256_of(from)}});
         else s.missing.push_back(rel);
     }
     return s;
@@ -175,7 +175,7 @@ std::string copy_graded_code(const std::string& path, const std::vector<LabEntry
     for (const LabEntry& lab : labs)
         for (const std::string& rel : lab.student_files) {
             const fs::path from = o.root / rel;
-            if (!fs::is_regular_file(from, ec)) continue;  // (a link is followed, as staging follows it: what is graded)
+            if (!fs::is_regular_file(fs::symlink_status(from, ec))) continue;  // (a link is not staged either)
             const fs::path to = fs::path(dest) / rel;
             fs::create_directories(to.parent_path(), ec);
             if (!ec) fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
@@ -226,7 +226,8 @@ StagedSubmission stage_submission(const std::string& path, const Registry& regis
             const fs::path from = root / rel;
             const fs::path to = fs::path(lab.submission_dir) / fs::path(rel).filename();
             fs::create_directories(to.parent_path(), ec);
-            if (fs::is_regular_file(from)) {
+            // A link is never followed: it could name a file on the grading machine (the reference solution).
+            if (fs::is_regular_file(fs::symlink_status(from, ec))) {
                 fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
                 s.used.push_back({{"file", rel}, {"bytes", fs::file_size(from, ec)}, {"sha256", sha256_of(from)}});
             } else {

@@ -9,7 +9,7 @@ Copying noticed (`grader similarity`), on a class made here from the course's ow
   - dave, whose lab 05 file is the template with one kernel of carol's pasted in: carol and dave flagged as a pair;
   - carol (lab 05) and erin (lab 08), each with a solution written independently of the reference
     (solutions/tests/independent/): neither flagged against the reference, nor against each other;
-  - ivan, whose lab 07 file is a link to the reference (graded as it): flagged against the reference;
+  - ivan, whose lab 07 file is a link to the reference: a link is never followed, so nothing is compared;
   - henry, whose lab 02 predictor is the course's own model pasted in: flagged against common/src/models/occupancy.cpp;
   - frank and gina, the untouched templates of every lab: never flagged.
 Then the pages: one self-contained side-by-side page per flagged pair; similarity.json against
@@ -109,10 +109,10 @@ for lab in ("03", "07"):
     put(student, labs[lab][1], renamed_and_reordered(read(reference(lab)), int(lab)))
     expected_with_reference[student] = lab
 
-# ivan: lab 07's file a symbolic link to the reference — graded as the reference, so compared as it too.
+# ivan: lab 07's file a symbolic link to the reference on this machine — never followed (graded as the template,
+# compared as nothing), so not flagged: grader_submission_ignores_edits proves it is not graded either.
 os.makedirs(os.path.join(klass, "ivan", labs["07"][0]))
 os.symlink(reference("07"), os.path.join(klass, "ivan", labs["07"][1]))
-expected_with_reference["ivan"] = "07"
 
 independent = os.path.join(src, "solutions", "tests", "independent")
 carol05 = read(os.path.join(independent, "05_fusion", "fusion.cu"))
@@ -163,6 +163,8 @@ expect(("05", "carol", "reference") not in flagged and ("08", "erin", "reference
        ", erin " + str(partners("erin")))
 expect(not [p for p in partners("carol") if p[1] != "dave"] and not partners("erin"),
        "... nor against anything else but dave's paste")
+expect(not partners("ivan") and not os.path.exists(os.path.join(out, "similarity", "files", "ivan", labs["07"][1])),
+       "a file that is a link to the reference is not followed")
 expect(not partners("frank") and not partners("gina"), "untouched templates are never flagged: frank " +
        str(partners("frank")) + ", gina " + str(partners("gina")))
 pages = [p["html"] for p in flagged.values()]

@@ -21,9 +21,14 @@ cp "$src/grader/src/lab.cpp" "$work/sub/grader/src/lab.cpp"
 echo '// a student edit of the grader' >> "$work/sub/grader/src/lab.cpp"
 "$grader" --submission "$work/sub" --no-color --no-ceilings --json "$work/report.json" > "$work/out.txt" 2>&1 || true
 cat "$work/out.txt"
-"$python" - "$work/report.json" <<'PY'
+# A submission whose editable file is a symbolic link to the reference on the grading machine: never followed.
+mkdir -p "$work/link/labs/00_warmup"
+ln -s "$src/solutions/00_warmup/vector_add.cu" "$work/link/labs/00_warmup/vector_add.cu"
+"$grader" 00 --submission "$work/link" --no-color --no-ceilings --only answers --json "$work/link.json" > "$work/link.txt" 2>&1 || true
+"$python" - "$work/report.json" "$work/link.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
+link = json.load(open(sys.argv[2]))["submission"]
 problems = []
 def expect(ok, what):
     print(("ok   " if ok else "FAIL ") + what)
@@ -40,5 +45,8 @@ perf = [c for c in checks if c["id"] == "perf.copy_fraction"]
 expect(perf and perf[0]["target"].startswith("pass 0.7"), "lab 00's bars are the course's, not the edited ones")
 if all(c["status"] == "skipped" for c in checks if c["kind"] != "answer"):
     print("(code checks skipped: no GPU)")
+expect("labs/00_warmup/vector_add.cu" in link.get("missing", []) and
+       not [u for u in link.get("used", []) if u["file"] == "labs/00_warmup/vector_add.cu"],
+       "an editable file that is a link (to the reference, here) is not followed: missing, the template graded")
 sys.exit(1 if problems else 0)
 PY

@@ -8,7 +8,9 @@
  * lab's editable files and answers.toml (the ones `grader --list` names) into the build tree's staging
  * folder, and the lab is then built and graded there with the course's own checks, headers, baseline and
  * bars. Every other file of the submission that differs from the course is listed as ignored, and never
- * used: an edited checks.cu or a lowered bar changes nothing.
+ * used: an edited checks.cu or a lowered bar changes nothing. An editable file that is a symbolic link is never
+ * followed (it could name a file of the grading machine, such as the reference solution): it is missing, and the
+ * template is graded.
  */
 #pragma once
 
@@ -57,8 +59,8 @@ void to_json(nlohmann::json& j, const StagedSubmission& s);
 /**
  * @brief Copies the editable code files of @p labs (each lab's student files; not answers.toml) that the
  * submission @p path has into @p dest, each at its path in the course (`dest/labs/07_attention/attention.cu`):
- * what `grader similarity` compares: the contents stage_submission() stages and the lab grades (a symbolic link is
- * followed, as staging follows it). A file the submission lacks is not copied (it is graded as the template).
+ * what `grader similarity` compares: the files stage_submission() stages. A file the submission lacks, or carries as
+ * a symbolic link (never followed), is not copied: it is graded as the template.
  * @return "" when the submission could be read and its files copied, else why not
  */
 [[nodiscard]] std::string copy_graded_code(const std::string& path, const std::vector<LabEntry>& labs,
