@@ -11,6 +11,7 @@
 #include <iostream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "grader/process.hpp"
 #include "grader/submission.hpp"
@@ -171,6 +172,11 @@ SimilarityRun run_similarity(const SimilarityOptions& o) {
             if (class_ids.count(b)) r.flagged.push_back({id, b, a, share_of(p, "share_b"), share_of(p, "share_a"), html});
         }
     }
+    // Per lab, the reference first, then the highest shares: the row and the terminal read the strongest first.
+    std::stable_sort(r.flagged.begin(), r.flagged.end(), [](const SimilarPair& a, const SimilarPair& b) {
+        return std::make_tuple(a.lab, a.partner != "reference", -a.share, a.partner) <
+               std::make_tuple(b.lab, b.partner != "reference", -b.share, b.partner);
+    });
     return r;
 }
 
