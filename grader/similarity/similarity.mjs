@@ -29,6 +29,9 @@ const SELF = fileURLToPath(import.meta.url);
 const HERE = path.dirname(SELF);
 
 export const DEFAULT_FLAG_SHARE = 0.6;
+// A run of this many consecutive shared fingerprints (about 450 tokens, 40-60 lines of code) is flagged
+// whatever the shares: a block pasted into a file padded with other code. README.md, "Threshold".
+export const DEFAULT_FLAG_LONGEST = 50;
 export const DEFAULT_TOP_PER_STUDENT = 3;
 export const DEFAULT_MAX_HTML = 250;
 const ROLES = new Set(["student", "reference", "course"]);
@@ -57,6 +60,9 @@ function loadManifest(manifestPath) {
   const flagShare = m.flag_share ?? DEFAULT_FLAG_SHARE;
   if (typeof flagShare !== "number" || !(flagShare > 0 && flagShare <= 1))
     throw new ManifestError(`flag_share must be a number in (0, 1], got ${JSON.stringify(m.flag_share)}`);
+  const flagLongest = m.flag_longest === undefined ? DEFAULT_FLAG_LONGEST : m.flag_longest;
+  if (flagLongest !== null && (!Number.isInteger(flagLongest) || flagLongest < 1))
+    throw new ManifestError(`flag_longest must be a positive integer or null (off), got ${JSON.stringify(m.flag_longest)}`);
   const minTokens = m.min_tokens ?? 0;
   if (!Number.isInteger(minTokens) || minTokens < 0)
     throw new ManifestError(`min_tokens must be a non-negative integer, got ${JSON.stringify(m.min_tokens)}`);
@@ -110,7 +116,7 @@ function loadManifest(manifestPath) {
     if (labMin !== null && (!Number.isInteger(labMin) || labMin < 0)) throw new ManifestError(`${where}.min_tokens must be a non-negative integer or absent`);
     return { lab: lab.lab, dir, language, template, files, flagShare: labFlag, minTokens: labMin };
   });
-  return { flagShare, minTokens, topPerStudent, maxHtml, maxFpPct, labs };
+  return { flagShare, flagLongest, minTokens, topPerStudent, maxHtml, maxFpPct, labs };
 }
 
 function checkReadable(p, what) {
@@ -168,7 +174,8 @@ async function analyzeLab(lab, globalOpts, outDir) {
   // A file of the course is large and full of the idioms every solution uses (the baseline's launch, a model's
   // loop): only the student's side counts against it — how much of the student's code came from the course.
   const course = lab.files.map(f => f.role === "course");
-  const result = { lab: lab.lab, files: n, flag_share: opts.flagShare, min_tokens: opts.minTokens, flagged: 0, html_omitted: 0, pairs: [] };
+  const flagLongest = opts.flagLongest ?? Infinity;
+  const result = { lab: lab.lab, files: n, flag_share: opts.flagShare, flag_longest: opts.flagLongest, min_tokens: opts.minTokens, flagged: 0, html_omitted: 0, pairs: [] };
   if (n < 2 || !student.some(Boolean)) return result;
 
   const t0 = performance.now();
@@ -262,15 +269,20 @@ async function analyzeLab(lab, globalOpts, outDir) {
 
   // Dolos's Pair.longest (longest run of shared fingerprints, as its longestCommonSubstring defines
   // it), with a hash map instead of Dolos's all-against-all loop: same result, linear time.
-  const sharedOccurrences = (i, j) => {
-    const ti = tfiles[i];
-    const other = entries[j].shared;
-    const list = [];
-    for (const fp of entries[i].shared) {
-      if (!other.has(fp)) continue;
-      for (const occ of fp.occurrencesOf(ti)) list.push({ hash: fp.hash, index: occ.side.index });
+  // Per file, its shared fingerprints' occurrences in file order (built once); a pair filters them.
+  const occurrences = new Array(n);
+  const occurrencesOf = i => {
+    if (!occurrences[i]) {
+      const ti = tfiles[i];
+      const list = [];
+      for (const fp of entries[i].shared) for (const occ of fp.occurrencesOf(ti)) list.push({ fp, hash: fp.hash, index: occ.side.index });
+      occurrences[i] = list.sort((p, q) => p.index - q.index);
     }
-    return list.sort((p, q) => p.index - q.index);
+    return occurrences[i];
+  };
+  const sharedOccurrences = (i, j) => {
+    const other = entries[j].shared;
+    return occurrencesOf(i).filter(o => other.has(o.fp));
   };
   const longestRun = (i, j) => {
     const l = sharedOccurrences(i, j);
@@ -319,16 +331,21 @@ async function analyzeLab(lab, globalOpts, outDir) {
       const sa = share(a, b);
       const sb = share(b, a);
       const max = Math.max(sa, sb);
-      const rec = { a, b, sa, sb, max };
+      const rec = { a, b, sa, sb, max, by: [] };
       if (sa >= opts.flagShare || (!course[b] && sb >= opts.flagShare)) {
         // min_tokens: the side that reaches the threshold must have at least that
         // many tokens of matched (non-template) code.
         let ok = opts.minTokens === 0;
         if (!ok && sa >= opts.flagShare && (rec.ta = matchedTokens(a, b)) >= opts.minTokens) ok = true;
         if (!ok && !course[b] && sb >= opts.flagShare && (rec.tb = matchedTokens(b, a)) >= opts.minTokens) ok = true;
-        rec.flagged = ok;
-        if (ok) flagged.push(rec);
+        if (ok) rec.by.push("share");
       }
+      // A long unbroken run flags the pair whatever the shares (code pasted into a file padded with more code,
+      // or one function of a large course file). A run cannot be longer than either side's shared count.
+      if (Math.min(cov[a * n + b], cov[b * n + a]) >= flagLongest && (rec.longest = longestRun(a, b)) >= flagLongest)
+        rec.by.push("longest");
+      rec.flagged = rec.by.length > 0;
+      if (rec.flagged) flagged.push(rec);
       if (max > 0) {
         if (student[a]) pushTop(a, rec);
         if (student[b]) pushTop(b, rec);
@@ -353,7 +370,7 @@ async function analyzeLab(lab, globalOpts, outDir) {
     // tens of thousands of flagged pairs a collusive class produces; it is built only where its
     // fragments are needed (the HTML pages), and there its numbers are checked against ours.
     const sim = dolosSimilarity(rec.a, rec.b);
-    const longest = longestRun(rec.a, rec.b);
+    const longest = rec.longest ?? longestRun(rec.a, rec.b);
     let pair = null;
     if (wantHtml) {
       try {
@@ -379,6 +396,7 @@ async function analyzeLab(lab, globalOpts, outDir) {
       matched_tokens_a: rec.ta ?? matchedTokens(rec.a, rec.b),
       matched_tokens_b: rec.tb ?? matchedTokens(rec.b, rec.a),
       flagged: !!rec.flagged,
+      flagged_by: rec.by,
       html: null,
     };
     if (wantHtml) {
@@ -391,7 +409,7 @@ async function analyzeLab(lab, globalOpts, outDir) {
       }
       const rel = path.join(lab.dir, `${safeName(A.id)}--${safeName(B.id)}.html`);
       fs.mkdirSync(labOut, { recursive: true });
-      fs.writeFileSync(path.join(outDir, rel), renderHtml(lab, A, B, contents[rec.a], contents[rec.b], fragments, out, tfiles[rec.a].mapping, tfiles[rec.b].mapping));
+      fs.writeFileSync(path.join(outDir, rel), renderHtml({ ...lab, flagShare: opts.flagShare, flagLongest: opts.flagLongest }, A, B, contents[rec.a], contents[rec.b], fragments, out, tfiles[rec.a].mapping, tfiles[rec.b].mapping));
       out.html = rel.split(path.sep).join("/");
     }
     result.pairs.push(out);
@@ -517,6 +535,7 @@ function renderHtml(lab, A, B, textA, textB, fragments, out, mapA, mapB) {
 <p style="font-size:13px">Share of ${esc(A.id)} matched in ${esc(B.id)}: <b>${out.share_a.toFixed(3)}</b>;
 share of ${esc(B.id)} matched in ${esc(A.id)}: <b>${out.share_b.toFixed(3)}</b>;
 Dolos similarity ${out.similarity.toFixed(3)}; longest common run ${out.longest} fingerprints.
+${out.flagged_by.length ? `Flagged by ${out.flagged_by.map(x => (x === "share" ? `a share of at least ${lab.flagShare}` : `a run of at least ${lab.flagLongest} fingerprints`)).join(" and by ")}.` : ""}
 ${lab.template ? "Code that is also in the lab's template is not counted and not highlighted." : "No template was subtracted."}
 Matching is on the syntax tree's node types: renamed identifiers and changed literals still match.
 A match is evidence to look at, not proof of copying.</p>
@@ -622,7 +641,7 @@ async function main(argv) {
   } catch (e) {
     fail(2, `cannot create output directory ${outDir}: ${e.message}`);
   }
-  const opts = { flagShare: m.flagShare, minTokens: m.minTokens, topPerStudent: m.topPerStudent, maxHtml: m.maxHtml, maxFpPct: m.maxFpPct };
+  const opts = { flagShare: m.flagShare, flagLongest: m.flagLongest, minTokens: m.minTokens, topPerStudent: m.topPerStudent, maxHtml: m.maxHtml, maxFpPct: m.maxFpPct };
   const envJobs = Number.parseInt(process.env.SIMILARITY_JOBS ?? "", 10);
   const cpus = typeof os.availableParallelism === "function" ? os.availableParallelism() : os.cpus().length;
   const jobs = Math.max(1, Math.min(Number.isFinite(envJobs) && envJobs > 0 ? envJobs : cpus, m.labs.length));
@@ -644,6 +663,7 @@ async function main(argv) {
   const out = {
     tool: { name: "dolos", version: await dolosVersion(), package: "@dodona/dolos-lib" },
     flag_share: m.flagShare,
+    flag_longest: m.flagLongest,
     min_tokens: m.minTokens,
     max_html: m.maxHtml,
     labs,

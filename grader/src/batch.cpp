@@ -583,6 +583,7 @@ void write_gradebook(const BatchOptions& o, const Course& course, const Output& 
     if (o.similarity) {
         SimilarityRun sim;
         sim.flag_share = o.flag_share.value_or(kDefaultFlagShare);
+        sim.flag_run = o.flag_run.value_or(kDefaultFlagRun);
         if (o.shard_count > 1) {
             sim.why_not = "a shard holds part of the class: compare the whole class with grader similarity once the shards are merged";
         } else {
@@ -592,6 +593,7 @@ void write_gradebook(const BatchOptions& o, const Course& course, const Output& 
             so.labs = course.labs;
             so.out_dir = out.dir.string();
             so.flag_share = o.flag_share;
+            so.flag_run = o.flag_run;
             std::cerr << "grader batch: comparing the class's code (copying noticed: grader similarity)\n";
             sim = run_similarity(so);
         }

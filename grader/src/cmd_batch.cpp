@@ -67,6 +67,9 @@ void add_options(CLI::App& app, BatchCli& c, BatchOptions& o) {
     app.add_option("--flag-share", o.flag_share, "Flag a pair SIMILAR when this share of one file's code is in the "
                                                  "other (default " + share_text(kDefaultFlagShare) + ")")
         ->check(CLI::Range(0.05, 1.0));
+    app.add_option("--flag-run", o.flag_run, "Flag a pair SIMILAR when one unbroken run of shared code is this many "
+                                             "fingerprints long (default " + std::to_string(kDefaultFlagRun) + ")")
+        ->check(CLI::Range(5, 100000));
     app.add_option("--shard", c.shard_text, "I/N: grade only shard I (0-based) of N; the students, sorted by id, are dealt "
                                             "round robin; its results go to OUT/shard-I-of-N (grader gradebook merge joins them)");
 }
@@ -134,12 +137,16 @@ int similarity_main(int argc, char** argv) {
     std::vector<std::string> paths;
     std::string registry_path = LABS_REGISTRY_PATH, out_dir, labs_list;
     std::optional<double> share;
+    std::optional<int> run_length;
     app.add_option("submissions", paths, "Submissions, or folders of submissions (as grader batch takes them)")->required();
     app.add_option("--out", out_dir, "Where the class's gradebook is and the comparison goes (default: build/batch)");
     app.add_option("--labs", labs_list, "Labs to compare, comma-separated (default: all)");
     app.add_option("--flag-share", share, "Flag a pair SIMILAR when this share of one file's code is in the other "
                                           "(default " + share_text(kDefaultFlagShare) + ")")
         ->check(CLI::Range(0.05, 1.0));
+    app.add_option("--flag-run", run_length, "Flag a pair SIMILAR when one unbroken run of shared code is this many "
+                                             "fingerprints long (default " + std::to_string(kDefaultFlagRun) + ")")
+        ->check(CLI::Range(5, 100000));
     app.add_option("--registry", registry_path, "Lab registry written by the build")->capture_default_str();
     if (const auto rc = parse_command_line(app, argc, argv)) return *rc;
     SimilarityOptions o;
@@ -166,6 +173,7 @@ int similarity_main(int argc, char** argv) {
     std::filesystem::create_directories(out, ec);
     o.out_dir = out.string();
     o.flag_share = share;
+    o.flag_run = run_length;
     const SimilarityRun run = run_similarity(o);
     report_similarity(run, "grader similarity");
     if (!run.ran) return kExitGraderError;

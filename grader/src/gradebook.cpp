@@ -182,13 +182,14 @@ nlohmann::json gradebook_json(const GradebookInfo& info, const std::vector<Batch
             {"labs", labs},
             {"students", students},
             {"calibration", info.calibration.is_array() ? info.calibration : nlohmann::json::array()},
-            {"similarity", {{"ran", false}, {"why_not", "not compared"}, {"tool", nullptr}, {"flag_share", nullptr}, {"report", nullptr}}}};
+            {"similarity", {{"ran", false}, {"why_not", "not compared"}, {"tool", nullptr}, {"flag_share", nullptr}, {"flag_run", nullptr}, {"report", nullptr}}}};
 }
 
 namespace {
 
-// A row's SIMILAR pairs in one CSV cell: "07 reference 92%/88%; 05 bob 71%/69%" (lab, partner, the share of the
-// student's code found in the partner's, and of the partner's in the student's).
+// A row's SIMILAR pairs in one CSV cell: "07 reference 92%/88%; 05 bob 71%/69%; 02 course: x.cpp 35%/60% run 149"
+// (lab, partner, the share of the student's code found in the partner's, and of the partner's in the student's;
+// the unbroken run of shared code when the run flagged the pair).
 std::string similar_cell(const nlohmann::json& row) {
     std::string cell;
     for (const nlohmann::json& p : row.value("similar", nlohmann::json::array())) {
@@ -196,6 +197,8 @@ std::string similar_cell(const nlohmann::json& row) {
         cell += p.value("lab", "") + " " + p.value("partner", "") + " " +
                 std::to_string(static_cast<int>(p.value("share", 0.0) * 100 + 0.5)) + "%/" +
                 std::to_string(static_cast<int>(p.value("partner_share", 0.0) * 100 + 0.5)) + "%";
+        for (const nlohmann::json& by : p.value("flagged_by", nlohmann::json::array()))
+            if (by == "longest") cell += " run " + std::to_string(p.value("longest", 0));
     }
     return cell;
 }

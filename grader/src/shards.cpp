@@ -214,6 +214,8 @@ int merge_gradebooks(const std::string& out_dir, const std::vector<std::string>&
         so.out_dir = out.string();
         const nlohmann::json flag_share = first.contains("similarity") ? first["similarity"].value("flag_share", nlohmann::json()) : nlohmann::json();
         if (flag_share.is_number()) so.flag_share = flag_share.get<double>();
+        const nlohmann::json flag_run = first.contains("similarity") ? first["similarity"].value("flag_run", nlohmann::json()) : nlohmann::json();
+        if (flag_run.is_number_integer()) so.flag_run = flag_run.get<int>();
         say("comparing the class's code (copying noticed: grader similarity)");
         sim = run_similarity(so);
     } catch (const std::exception& e) {

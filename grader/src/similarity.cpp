@@ -90,6 +90,11 @@ std::string partner_words(const std::string& partner) {
     return partner + "'s code";
 }
 
+// Whether a pair was flagged by its unbroken run (the shares may be low: the file padded with other code).
+bool by_run(const SimilarPair& p) {
+    return std::find(p.flagged_by.begin(), p.flagged_by.end(), "longest") != p.flagged_by.end();
+}
+
 double share_of(const nlohmann::json& pair, const char* key) {
     return pair.contains(key) && pair[key].is_number() ? pair[key].get<double>() : 0.0;
 }
@@ -109,6 +114,7 @@ std::string similarity_unavailable(const std::string& source_dir) {
 SimilarityRun run_similarity(const SimilarityOptions& o) {
     SimilarityRun r;
     r.flag_share = o.flag_share.value_or(kDefaultFlagShare);
+    r.flag_run = o.flag_run.value_or(kDefaultFlagRun);
     r.why_not = similarity_unavailable(o.registry.source_dir);
     if (!r.why_not.empty()) return r;
     const fs::path dir = fs::path(o.out_dir) / "similarity";
@@ -132,7 +138,7 @@ SimilarityRun run_similarity(const SimilarityOptions& o) {
     nlohmann::json labs = nlohmann::json::array();
     for (const LabEntry& lab : o.labs)
         for (const std::string& file : lab.student_files) labs.push_back(lab_manifest(o, lab, file, dir / "files", students));
-    const nlohmann::json manifest = {{"labs", labs}, {"flag_share", r.flag_share}};
+    const nlohmann::json manifest = {{"labs", labs}, {"flag_share", r.flag_share}, {"flag_longest", r.flag_run}};
     {
         std::ofstream m(dir / "manifest.json");
         m << manifest.dump(2) << "\n";
@@ -168,8 +174,12 @@ SimilarityRun run_similarity(const SimilarityOptions& o) {
             if (!p.value("flagged", false)) continue;
             const std::string a = p.value("a", ""), b = p.value("b", "");
             const std::string html = p.contains("html") && p["html"].is_string() ? "similarity/" + p["html"].get<std::string>() : "";
-            if (class_ids.count(a)) r.flagged.push_back({id, a, b, share_of(p, "share_a"), share_of(p, "share_b"), html});
-            if (class_ids.count(b)) r.flagged.push_back({id, b, a, share_of(p, "share_b"), share_of(p, "share_a"), html});
+            const int longest = p.contains("longest") && p["longest"].is_number_integer() ? p["longest"].get<int>() : 0;
+            std::vector<std::string> by;
+            for (const nlohmann::json& x : p.value("flagged_by", nlohmann::json::array()))
+                if (x.is_string()) by.push_back(x.get<std::string>());
+            if (class_ids.count(a)) r.flagged.push_back({id, a, b, share_of(p, "share_a"), share_of(p, "share_b"), longest, by, html});
+            if (class_ids.count(b)) r.flagged.push_back({id, b, a, share_of(p, "share_b"), share_of(p, "share_a"), longest, by, html});
         }
     }
     // Per lab, the reference first, then the highest shares: the row and the terminal read the strongest first.
@@ -185,6 +195,7 @@ void apply_similarity(nlohmann::json& g, const SimilarityRun& run) {
                        {"why_not", run.why_not},
                        {"tool", run.ran ? run.tool : nlohmann::json(nullptr)},
                        {"flag_share", run.flag_share},
+                       {"flag_run", run.flag_run},
                        {"report", run.ran ? nlohmann::json(run.report) : nlohmann::json(nullptr)}};
     for (nlohmann::json& row : g["students"]) {
         // An earlier comparison's entries go; this one's come in.
@@ -200,12 +211,18 @@ void apply_similarity(nlohmann::json& g, const SimilarityRun& run) {
                                {"partner", p.partner},
                                {"share", p.share},
                                {"partner_share", p.partner_share},
+                               {"longest", p.longest},
+                               {"flagged_by", p.flagged_by},
                                {"report", p.report.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.report)}});
             std::ostringstream why;
             why.setf(std::ios::fixed);
             why.precision(0);
             why << p.share * 100 << "% of this code is in " << partner_words(p.partner) << ", which has "
-                << p.partner_share * 100 << "% of its own in this one (the template left out); side by side: "
+                << p.partner_share * 100 << "% of its own in this one (the template left out)";
+            if (by_run(p))
+                why << "; one unbroken stretch of " << p.longest << " fingerprints (about " << p.longest * 9
+                    << " syntax-tree tokens) is in both";
+            why << "; side by side: "
                 << (p.report.empty() ? "no page" : p.report);
             details.push_back({{"flag", "SIMILAR"}, {"lab", p.lab}, {"why", why.str()}});
         }
@@ -230,13 +247,14 @@ void report_similarity(const SimilarityRun& run, const std::string& who) {
         if (shown > kShownPairs) continue;  // counted, not listed
         std::cerr << "  lab " << p.lab << "  " << p.student << " ~ " << p.partner << "  "
                   << static_cast<int>(p.share * 100 + 0.5) << "% / " << static_cast<int>(p.partner_share * 100 + 0.5)
-                  << "%  " << p.report << "\n";
+                  << "%" << (by_run(p) ? "  run " + std::to_string(p.longest) : std::string()) << "  " << p.report << "\n";
     }
     if (shown > kShownPairs)
         std::cerr << "  ... and " << shown - kShownPairs << " more flagged pairs, every one listed in " << run.report << "\n";
     if (shown == 0)
         std::cerr << who << ": similarity compared (" << run.tool.value("name", "?") << " " << run.tool.value("version", "?")
-                  << "): no pair reaches the flag share " << run.flag_share << "\n";
+                  << "): no pair reaches the flag share " << run.flag_share << " or the flag run "
+                  << run.flag_run << "\n";
 }
 
 }  // namespace gpulab::grader

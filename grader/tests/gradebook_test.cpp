@@ -127,12 +127,15 @@ TEST_CASE("The gradebook CSV has a column per lab and quotes what needs it", "[b
            {"pending_points", 80},
            {"flags", {"COMPILE_ERROR", "HUNG", "SIMILAR"}},
            {"similar", {{{"lab", "05"}, {"partner", "reference"}, {"share", 0.92}, {"partner_share", 0.884}},
-                        {{"lab", "00"}, {"partner", "jones"}, {"share", 0.7}, {"partner_share", 0.65}}}},
+                        {{"lab", "00"}, {"partner", "jones"}, {"share", 0.7}, {"partner_share", 0.65}},
+                        {{"lab", "02"}, {"partner", "course: x.cpp"}, {"share", 0.35}, {"partner_share", 0.6}, {"longest", 149},
+                         {"flagged_by", {"longest"}}}}},
            {"gpu_fingerprint", "none"}}}}};
     CHECK(gradebook_csv(g) ==
           "student,lab00_points,lab05_points,total_points,max_points,pending_points,flags,similar,seed,grader_version,"
           "gpu_fingerprint\n"
-          "\"smith, j\",18.5,0,18.5,200,80,COMPILE_ERROR HUNG SIMILAR,05 reference 92%/88%; 00 jones 70%/65%,7,0.1.0,none\n");
+          "\"smith, j\",18.5,0,18.5,200,80,COMPILE_ERROR HUNG SIMILAR,05 reference 92%/88%; 00 jones 70%/65%; 02 course: x.cpp 35%/60% run 149,7,0.1.0,"
+          "none\n");
 }
 
 TEST_CASE("A comparison's pairs become SIMILAR flags on both students' rows, replacing an earlier comparison's", "[batch]") {
@@ -145,9 +148,9 @@ TEST_CASE("A comparison's pairs become SIMILAR flags on both students' rows, rep
     run.ran = true;
     run.tool = {{"name", "dolos"}, {"version", "3"}};
     run.report = "similarity/similarity.json";
-    run.flagged = {{"07", "ann", "ben", 0.9, 0.8, "similarity/07/ann--ben.html"},
-                   {"07", "ben", "ann", 0.8, 0.9, "similarity/07/ann--ben.html"},
-                   {"02", "ben", "course: common/src/models/occupancy.cpp", 0.75, 0.3, ""}};
+    run.flagged = {{"07", "ann", "ben", 0.9, 0.8, 40, {"share"}, "similarity/07/ann--ben.html"},
+                   {"07", "ben", "ann", 0.8, 0.9, 40, {"share"}, "similarity/07/ann--ben.html"},
+                   {"02", "ben", "course: common/src/models/occupancy.cpp", 0.35, 0.3, 149, {"longest"}, ""}};
     apply_similarity(g, run);
     const nlohmann::json& ann = g["students"][0];
     CHECK(ann["flags"] == nlohmann::json({"HUNG", "SIMILAR"}));
@@ -155,12 +158,15 @@ TEST_CASE("A comparison's pairs become SIMILAR flags on both students' rows, rep
     CHECK(ann["flag_details"][1]["lab"] == "07");
     CHECK(contains(ann["flag_details"][1]["why"].get<std::string>(), "90% of this code is in ben's code"));
     CHECK(ann["similar"] == nlohmann::json::array({{{"lab", "07"}, {"partner", "ben"}, {"share", 0.9}, {"partner_share", 0.8},
+                                                    {"longest", 40}, {"flagged_by", {"share"}},
                                                     {"report", "similarity/07/ann--ben.html"}}}));
+    CHECK(!contains(ann["flag_details"][1]["why"].get<std::string>(), "unbroken"));
     const nlohmann::json& ben = g["students"][1];
     CHECK(ben["flags"] == nlohmann::json({"SIMILAR"}));
     REQUIRE(ben["similar"].size() == 2);
     CHECK(ben["similar"][1]["report"].is_null());
     CHECK(contains(ben["flag_details"][1]["why"].get<std::string>(), "the course's common/src/models/occupancy.cpp"));
+    CHECK(contains(ben["flag_details"][1]["why"].get<std::string>(), "one unbroken stretch of 149 fingerprints"));
     CHECK(g["students"][2]["flags"].empty());
     CHECK(g["students"][2]["similar"].empty());
     CHECK(g["similarity"]["ran"] == true);

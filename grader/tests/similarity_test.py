@@ -11,6 +11,7 @@ Copying noticed (`grader similarity`), on a class made here from the course's ow
     (solutions/tests/independent/): neither flagged against the reference, nor against each other;
   - ivan, whose lab 07 file is a link to the reference: a link is never followed, so nothing is compared;
   - henry, whose lab 02 predictor is the course's own model pasted in: flagged against common/src/models/occupancy.cpp;
+    iris, the same paste in a file padded with twice as much other code: flagged by the unbroken run alone;
   - frank and gina, the untouched templates of every lab: never flagged.
 Then the pages: one self-contained side-by-side page per flagged pair; similarity.json against
 docs/similarity-schema.json (with a Python that has jsonschema). Without the tool installed (Node.js, Dolos), the
@@ -125,6 +126,11 @@ put("dave", labs["05"][1], read(os.path.join(src, labs["05"][1])) + "\n" + kerne
 model = re.search(r"Occupancy occupancy\(const SmLimits& sm[\s\S]*?\n}\n", read(os.path.join(src, "common/src/models/occupancy.cpp")))
 put("henry", labs["02"][1], read(os.path.join(src, labs["02"][1])).replace("    gpulab::unused(k, d);\n    return {};\n",
                                                                                model.group(0).split("{", 1)[1].rsplit("}", 1)[0], 1))
+# iris: henry's paste, with the file padded by twice as much code of her own (two solutions of other labs, written
+# independently of this course's): the model is now a small part of her file, so no share reaches the flag share;
+# the run of the model's code, unbroken, still flags it.
+padding = "\n".join(read(os.path.join(independent, d, f)) for d, f in (("05_fusion", "fusion.cu"), ("08_graphs", "graphs.cu")))
+put("iris", labs["02"][1], read(os.path.join(klass, "henry", labs["02"][1])) + "\nnamespace padding {\n" + padding + "\n}\n")
 for student in ("frank", "gina"):
     for lab, (folder, file) in labs.items():
         put(student, file, read(os.path.join(src, file)))
@@ -157,6 +163,10 @@ expect(not missed, f"every reference one defect away, and renamed and reordered,
                    f"({len(expected_with_reference)} students){': missed ' + ', '.join(missed) if missed else ''}")
 expect(("02", "henry", "course: common/src/models/occupancy.cpp") in flagged,
        "henry, whose lab 02 predictor is the course's model, is flagged against that file: " + str(partners("henry")))
+iris = flagged.get(("02", "iris", "course: common/src/models/occupancy.cpp"))
+expect(iris is not None and iris["flagged_by"] == ["longest"] and iris["share_a"] < result["flag_share"],
+       "iris, the same paste in a file padded with more code, is flagged against that file by the run alone: " +
+       (json.dumps({k: iris[k] for k in ("share_a", "share_b", "longest", "flagged_by")}) if iris else str(partners("iris"))))
 expect(("05", "carol", "dave") in flagged, "carol and dave, sharing one kernel, are flagged as a pair")
 expect(("05", "carol", "reference") not in flagged and ("08", "erin", "reference") not in flagged,
        "the independent solutions are not flagged against the reference: carol " + str(partners("carol")) +

@@ -168,6 +168,7 @@ struct BatchOptions {
     /// gradebook says so): `grader similarity` compares the whole class once the shards are merged.
     bool similarity = true;
     std::optional<double> flag_share;     ///< the comparison's flag share (none: kDefaultFlagShare)
+    std::optional<int> flag_run;          ///< the comparison's flag run (none: kDefaultFlagRun)
 };
 
 /** @brief One shard of a class: `--shard I/N`, 0-based (0 ≤ I < N). */

@@ -9,7 +9,8 @@
  * under Node.js; the grader only gathers the files, reads the result and writes it into the gradebook. The
  * lab's untouched template is subtracted: code that is in the template matches nothing, so two untouched files
  * do not match. A pair is flagged SIMILAR when the larger of its two shares — the part of one file's code
- * (template left out) that is found in the other — reaches the flag share. A flag changes no points: it says
+ * (template left out) that is found in the other — reaches the flag share, or when one unbroken run of shared
+ * code reaches the flag run (a block pasted into a file padded with other code). A flag changes no points: it says
  * what to read, side by side, in the pair's HTML page. It cannot prove copying (a short task leaves little room
  * to differ; two students may follow the same handout closely), and it does not see code that was rewritten
  * by hand or by a tool (docs/instructor.md, "Copying").
@@ -38,6 +39,15 @@ namespace gpulab::grader {
  */
 inline constexpr double kDefaultFlagShare = 0.6;
 
+/**
+ * @brief The flag run used when none is given: a pair is flagged, whatever its shares, when its longest run of
+ * consecutive shared fingerprints (Dolos's longest fragment; a fingerprint is about nine syntax-tree tokens)
+ * reaches it. Set from the course: files written apart from each other share runs of at most 35 (the reference
+ * against its lab's baseline, the independent solutions against the reference), a function pasted from the
+ * course 149; the smallest whole reference (lab 02) is a run of 78.
+ */
+inline constexpr int kDefaultFlagRun = 50;
+
 /** @brief What to compare. */
 struct SimilarityOptions {
     std::vector<BatchEntry> entries;        ///< the class's submissions (find_submissions())
@@ -45,6 +55,7 @@ struct SimilarityOptions {
     std::vector<LabEntry> labs;             ///< the labs to compare
     std::string out_dir;                    ///< OUT: the files and the report go to OUT/similarity/
     std::optional<double> flag_share;       ///< none: kDefaultFlagShare
+    std::optional<int> flag_run;            ///< none: kDefaultFlagRun
     double timeout_s = 1800;                ///< the tool is stopped after this long (similarity then not run)
 };
 
@@ -55,6 +66,8 @@ struct SimilarPair {
     std::string partner;        ///< the other student's id, "reference", or "course: PATH"
     double share = 0;           ///< the part of the student's code (template left out) found in the partner's
     double partner_share = 0;   ///< the part of the partner's code found in the student's
+    int longest = 0;            ///< the longest unbroken run of shared code, in fingerprints
+    std::vector<std::string> flagged_by;  ///< "share", "longest" (the run), or both
     std::string report;         ///< the side-by-side page, relative to OUT
 };
 
@@ -64,6 +77,7 @@ struct SimilarityRun {
     std::string why_not;                ///< why it was not run, or failed
     nlohmann::json tool;                ///< {"name", "version"} of the tool that compared
     double flag_share = kDefaultFlagShare;  ///< the flag share the pairs were flagged at
+    int flag_run = kDefaultFlagRun;         ///< the flag run the pairs were flagged at
     std::string report;                 ///< the tool's full result (similarity.json), relative to OUT
     std::vector<SimilarPair> flagged;   ///< every flagged pair, per student side
 };
@@ -85,8 +99,8 @@ struct SimilarityRun {
 
 /**
  * @brief Writes a comparison into a gradebook (docs/gradebook-schema.json): the top-level `similarity` (ran,
- * why_not, tool, flag_share, report), and per student row `similar` (lab, partner, share, partner_share,
- * report) and the SIMILAR flag with one flag_details entry per pair. Any earlier SIMILAR entries are replaced;
+ * why_not, tool, flag_share, flag_run, report), and per student row `similar` (lab, partner, share,
+ * partner_share, longest, flagged_by, report) and the SIMILAR flag with one flag_details entry per pair. Any earlier SIMILAR entries are replaced;
  * points are not touched.
  */
 void apply_similarity(nlohmann::json& gradebook, const SimilarityRun& run);
