@@ -28,6 +28,7 @@
 #include <thread>
 #include <tuple>
 
+#include "grader/html_report.hpp"
 #include "grader/lab.hpp"
 #include "grader/process.hpp"
 #include "grader/report.hpp"
@@ -305,6 +306,8 @@ std::optional<BatchResult> grade_one(const BatchEntry& e, const BatchOptions& o,
                                           r.report["submission"].value("missing", nlohmann::json::array()));
         fs::rename(partial_json, f.report());
         r.report_file = f.rel + "/report.json";
+        // The student's page beside the report (grader/html_report.hpp): what a student opens first.
+        write_atomically(f.dir / "report.html", report_html(r.report, r.report_file));
         if (fs::exists(partial_xml)) {
             fs::rename(partial_xml, f.junit());
             r.junit_file = f.rel + "/report.xml";
@@ -602,6 +605,7 @@ void write_gradebook(const BatchOptions& o, const Course& course, const Output& 
     }
     write_atomically(out.dir / "gradebook.json", gradebook.dump(2) + "\n");
     write_atomically(out.dir / "gradebook.csv", gradebook_csv(gradebook));
+    write_atomically(out.dir / "class.html", class_html(gradebook, out.dir.string()));
     if (!gradebook["calibration"].empty()) {
         write_atomically(out.dir / "calibration.csv", calibration_csv(gradebook));
         for (const std::string& line : calibration_spread(gradebook["calibration"])) std::cerr << "grader batch: " << line << "\n";

@@ -58,6 +58,7 @@ int exercises_main(int argc, char** argv);            // grader exercises: write
 int batch_main(int argc, char** argv);                // grader batch: grade a class
 int gradebook_main(int argc, char** argv);
 int similarity_main(int argc, char** argv);           // grader similarity: a class's code compared for copying            // grader gradebook merge: join the shards' gradebooks
-int release_main(int argc, char** argv);              // grader release OUT_DIR: the course a class receives
+int release_main(int argc, char** argv);
+int report_main(int argc, char** argv);               // grader report: a saved report or a gradebook as a web page              // grader release OUT_DIR: the course a class receives
 
 }  // namespace gpulab::grader::cli

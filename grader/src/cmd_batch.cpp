@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli.hpp"
+#include "grader/html_report.hpp"
 #include "grader/batch.hpp"
 #include "grader/similarity.hpp"
 #include "batch_detail.hpp"
@@ -181,6 +182,7 @@ int similarity_main(int argc, char** argv) {
         apply_similarity(*gradebook, run);
         batch_detail::write_atomically(out / "gradebook.json", gradebook->dump(2) + "\n");
         batch_detail::write_atomically(out / "gradebook.csv", gradebook_csv(*gradebook));
+        batch_detail::write_atomically(out / "class.html", class_html(*gradebook, out.string()));
         std::cerr << "grader similarity: the gradebook in " << out.string() << " has the SIMILAR flags\n";
     } else {
         std::cerr << "grader similarity: no gradebook in " << out.string() << ": the pairs are in "

@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli.hpp"
+#include "grader/html_report.hpp"
 #include "grader/process.hpp"
 #include "grader/report.hpp"
 #include "grader/submission.hpp"
@@ -142,7 +143,7 @@ struct GradeCli {
     bool solution = false, list = false, verbose = false, no_build = false, no_colour = false, no_ceilings = false;
     bool watch = false;
     std::uint64_t seed = 0;
-    std::string json_file, junit_file, csv_file, only = "all", registry_path = LABS_REGISTRY_PATH, expect, submission;
+    std::string json_file, junit_file, csv_file, html_file, only = "all", registry_path = LABS_REGISTRY_PATH, expect, submission;
     double timeout = 300;
     int retry_invalid = 0, watch_rounds = 0;
     std::string student;
@@ -165,6 +166,9 @@ void add_options(CLI::App& app, GradeCli& o) {
                                           "it to stdout and the table to stderr");
     app.add_option("--junit", o.junit_file, "Also write the report as JUnit XML");
     app.add_option("--csv", o.csv_file, "Also write a gradebook CSV (one row per check, one total row per lab)");
+    app.add_option("--html", o.html_file, "Also write the report as one self-contained web page: each check, and each "
+                                          "performance check's roofline and timings (grader report does it for a saved "
+                                          "report)");
     app.add_option("--timeout", o.timeout, "Seconds each lab process may run before it is killed")->check(CLI::PositiveNumber);
     app.add_option("--only", o.only,
                    "Grade only the answers (answers), only the code (code), or only the checks named: ids as the "
@@ -323,6 +327,7 @@ int publish(const GradeCli& cli, const GradeOptions& opts, const RunReport& repo
     else if (!cli.json_file.empty()) write_file(cli.json_file, to_json(report).dump(2) + "\n");
     if (!cli.junit_file.empty()) write_file(cli.junit_file, to_junit(report));
     if (!cli.csv_file.empty()) write_file(cli.csv_file, to_csv(report));
+    if (!cli.html_file.empty()) write_file(cli.html_file, report_html(to_json(report), "this run"));
     if (!cli.expect.empty()) return expect_outcome(report, cli.expect);
     return report.all_that_ran_passed() ? kExitPassed : kExitFailed;
 }
@@ -356,7 +361,8 @@ int grade_main(int argc, char** argv) {
         return kExitUsage;
     }
     // The report files are checked before grading (minutes on a GPU), not when they are written.
-    for (const auto& [option, path] : {std::pair{"--json", cli.json_file}, {"--junit", cli.junit_file}, {"--csv", cli.csv_file}})
+    for (const auto& [option, path] : {std::pair{"--json", cli.json_file}, {"--junit", cli.junit_file}, {"--csv", cli.csv_file},
+                                 {"--html", cli.html_file}})
         if (!path.empty() && !(option == std::string("--json") && path == "-"))
             if (const std::string why = unwritable_reason(path); !why.empty()) {
                 std::cerr << "grader: " << option << ": " << why << "\n";

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
         if (sub == "batch") return cli::batch_main(argc - 1, argv + 1);
         if (sub == "gradebook") return cli::gradebook_main(argc - 1, argv + 1);
         if (sub == "similarity") return cli::similarity_main(argc - 1, argv + 1);
+        if (sub == "report") return cli::report_main(argc - 1, argv + 1);
         if (sub == "release") return cli::release_main(argc - 1, argv + 1);
         return cli::grade_main(argc, argv);
     } catch (const std::exception& e) {

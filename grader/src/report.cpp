@@ -39,11 +39,7 @@ std::string utc_now_iso8601() {
 
 std::string grader_version() { return LABS_GRADER_VERSION; }
 
-namespace {
-
-std::string pts(double v) { return format_points(v); }
-
-std::string xml_escape(const std::string& s) {
+std::string markup_escape(const std::string& s) {
     std::string o;
     for (char c : s) {
         switch (c) {
@@ -59,6 +55,12 @@ std::string xml_escape(const std::string& s) {
     }
     return o;
 }
+
+namespace {
+
+std::string pts(double v) { return format_points(v); }
+
+std::string xml_escape(const std::string& s) { return markup_escape(s); }
 
 // Display width of UTF-8 text (counts code points; good enough for the table).
 std::size_t width(const std::string& s) {

@@ -168,6 +168,10 @@ void record_measurement(const PerfSpec& spec, const PerfResult& p, const Baselin
     if (p.time_ms) r.details["time_ms"] = *p.time_ms;
     if (p.floor_ms) r.details["floor_ms"] = *p.floor_ms;
     r.details["ratio"] = p.ratio;
+    // What the work must move and do at the least (its floor): the report page places the code on a roofline by it.
+    if (p.floor.bytes > 0 || p.floor.flops > 0 || p.floor.host_bytes > 0)
+        r.details["work_model"] = {{"bytes", p.floor.bytes}, {"flops", p.floor.flops}, {"tensor", p.floor.tensor},
+                                   {"host_bytes", p.floor.host_bytes}};
     r.details["pass_bar"] = spec.pass_bar;
     r.details["full_bar"] = spec.full_bar;
     r.details["baseline_alone"] = {{"id", spec.baseline.id}, {"what", alone.what}, {"median_ms", alone.median_ms},

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "batch_detail.hpp"
+#include "grader/html_report.hpp"
 #include "grader/batch.hpp"
 #include "grader/similarity.hpp"
 
@@ -225,6 +226,7 @@ int merge_gradebooks(const std::string& out_dir, const std::vector<std::string>&
     report_similarity(sim, "grader gradebook merge");
     write_atomically(out / "gradebook.json", gradebook.dump(2) + "\n");
     write_atomically(out / "gradebook.csv", gradebook_csv(gradebook));
+    write_atomically(out / "class.html", class_html(gradebook, out.string()));
     std::error_code ec;
     const std::size_t n_calibrations = gradebook["calibration"].size();
     if (n_calibrations > 0) write_atomically(out / "calibration.csv", calibration_csv(gradebook));

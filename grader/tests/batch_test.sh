@@ -106,6 +106,11 @@ expect(any("launch_vector_add_baseline" in d["why"] for d in by["frank"]["flag_d
        "the POLICY flag names the forbidden call")
 expect(all(os.path.exists(f"{work}/a/{s['report']}") and os.path.exists(f"{work}/a/{s['junit']}")
            for s in g["students"] if s["outcome"] == "graded"), "a JSON and a JUnit report per graded student")
+expect(all(os.path.exists(f"{work}/a/{s['report'][:-5]}.html") for s in g["students"] if s["outcome"] == "graded"),
+       "a web page per graded student, beside the report (grader/html_report.hpp)")
+class_page = text("a/class.html")
+expect(all(f'href="{s["report"][:-5]}.html"' in class_page for s in g["students"] if s["outcome"] == "graded")
+       and all(s["student"] in class_page for s in g["students"]), "the class page names every student and links each page")
 expect({s["worker"] for s in g["students"]} == {0, 1}, "two workers graded")
 alice = json.load(open(f"{work}/a/students/alice/report.json"))
 expect(alice["totals"] == direct["totals"] and alice["seed"] == direct["seed"],

@@ -1,7 +1,7 @@
 // A stand-in for a lab runner that misbehaves on purpose, for the grader's robustness tests.
 //   grader_fake_runner --behave <ok|segv|abort|hang|hang_group|exit4|no_output|garbage|sticky|no_done|noisy|
 //                                bad_plan|forged|replayed|unstarted|cut_short|invalid_once|invalid_always|progress|
-//                                unfair>
+//                                unfair|timed>
 // Other arguments (--report-fd, --seed, --answers, --ceilings) are accepted like a real runner's. It
 // speaks the real protocol through the grader's Emitter (authenticated lines); the behaviours that
 // write on the channel behind the Emitter's back are what a student's code might try.
@@ -126,6 +126,41 @@ int unfair(Emitter& e) {
     return 0;
 }
 
+// Two timed performance checks as a lab's runner reports them (the report page's pictures, without a GPU): one
+// whose work has FLOPs and bytes (a roofline), one with bytes alone (a bandwidth gauge), and a correctness check.
+int timed(Emitter& e) {
+    e.send({{"type", "hello"}, {"protocol", gpulab::grader::kProtocolVersion}, {"mode", "code"}, {"seed", 1}});
+    e.send({{"type", "plan"},
+            {"checks",
+             {{{"id", "c1"}, {"title", "c1"}, {"kind", "correctness"}, {"max_points", 10}, {"needs_gpu", true}},
+              {{"id", "perf.gemm"}, {"title", "a GEMM against cuBLAS"}, {"kind", "performance"}, {"max_points", 10}, {"needs_gpu", true}},
+              {{"id", "perf.copy"}, {"title", "a copy-bound kernel"}, {"kind", "performance"}, {"max_points", 10}, {"needs_gpu", true}}}}});
+    e.send({{"type", "start"}, {"id", "c1"}});
+    e.send(result("c1", "pass", 10));
+    const auto timing = [](double ms) {
+        return nlohmann::json{{"median_ms", ms}, {"q1_ms", ms * 0.99}, {"q3_ms", ms * 1.02}, {"min_ms", ms * 0.98},
+                              {"count", 16}, {"rel_ci", 0.004}, {"converged", true}};
+    };
+    const auto perf = [&](const char* id, const char* status, double points, double ratio, double work_ms, double base_ms,
+                          nlohmann::json work_model) {
+        e.send({{"type", "start"}, {"id", id}});
+        return nlohmann::json{
+            {"type", "result"},
+            {"result",
+             {{"id", id}, {"title", id}, {"kind", "performance"}, {"status", status}, {"points", points}, {"max_points", 10},
+              {"measured", std::to_string(ratio) + " x"}, {"target", "pass 0.5, full 0.9"}, {"message", "fake timing"},
+              {"details",
+               {{"ratio", ratio}, {"time_ms", work_ms}, {"pass_bar", 0.5}, {"full_bar", 0.9}, {"work", timing(work_ms)},
+                {"baseline", timing(base_ms)}, {"work_model", work_model},
+                {"baseline_alone", {{"id", "yardstick"}, {"what", "the yardstick"}, {"median_ms", base_ms}, {"timing", timing(base_ms)}}}}}}}};
+    };
+    e.send(perf("perf.gemm", "partial", 7.5, 0.75, 0.2, 0.15,
+                {{"bytes", 1.0e8}, {"flops", 1.1e11}, {"tensor", true}, {"host_bytes", 0}}));
+    e.send(perf("perf.copy", "pass", 10, 0.95, 0.5, 0.475, {{"bytes", 1.5e9}, {"flops", 0}, {"tensor", false}, {"host_bytes", 0}}));
+    e.send({{"type", "done"}});
+    return 0;
+}
+
 // A plan of 7 points a check, results as planned.
 int bad_plan(Emitter& e) {
     hello_plan(e, 7);
@@ -202,6 +237,7 @@ int main(int argc, char** argv) {
     }
     if (o.behave == "invalid_once" || o.behave == "invalid_always") return invalid(e, o);
     if (o.behave == "unfair") return unfair(e);
+    if (o.behave == "timed") return timed(e);
     if (o.behave == "bad_plan") return bad_plan(e);
     hello_plan(e);
     e.send({{"type", "start"}, {"id", "c1"}});

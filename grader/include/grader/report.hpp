@@ -24,6 +24,12 @@ inline constexpr int kReportSchemaVersion = 2;
 /** @brief Points as the reports write them: at most three decimals, trailing zeros dropped (5, 1.25, 2.375). */
 [[nodiscard]] std::string format_points(double points);
 
+/**
+ * @brief Text made safe inside XML or HTML, in an element or a quoted attribute: & < > " ' as entities, other
+ * control characters but newline and tab as spaces.
+ */
+[[nodiscard]] std::string markup_escape(const std::string& text);
+
 /** @brief One CSV field, quoted as RFC 4180 says when it holds a comma, a quote or a line break. */
 [[nodiscard]] std::string csv_field(const std::string& field);
 

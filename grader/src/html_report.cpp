@@ -1,0 +1,677 @@
+// The pages a person reads after a run (grader/html_report.hpp): a student's report and a class's gradebook as
+// self-contained HTML with inline SVG, every picture drawn from the run's numbers.
+#include "grader/html_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "grader/report.hpp"
+
+namespace gpulab::grader {
+namespace {
+
+using nlohmann::json;
+
+std::string esc(const std::string& s) { return markup_escape(s); }
+
+// A number as a person reads it: three significant digits, no exponent for ordinary sizes.
+std::string fmt(double v, int digits = 3) {
+    if (!std::isfinite(v)) return "—";
+    char buf[64];
+    const double a = std::fabs(v);
+    if (a != 0 && (a >= 1e7 || a < 1e-3)) std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    else {
+        const int whole = a < 1 ? 1 : static_cast<int>(std::floor(std::log10(a))) + 1;
+        std::snprintf(buf, sizeof buf, "%.*f", std::max(0, digits - whole), v);
+    }
+    return buf;
+}
+
+std::string pts(double v) { return format_points(v); }
+
+// A power of ten as an axis label: 0.01, 0.1, 1, 10, 1000, 1e+06.
+std::string tick(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+// Bytes or FLOPs as a person reads them: 1.61 G, 172 M.
+std::string si(double v) {
+    const char* units[] = {"", " k", " M", " G", " T", " P"};
+    int u = 0;
+    while (std::fabs(v) >= 1000 && u < 5) v /= 1000, ++u;
+    return fmt(v) + units[u];
+}
+
+// An SVG coordinate (one decimal).
+std::string px(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+    return buf;
+}
+
+double number(const json& j, const char* key, double fallback = NAN) {
+    if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return fallback;
+    return j[key].get<double>();
+}
+
+std::string text(const json& j, const char* key) {
+    if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return "";
+    return j[key].get<std::string>();
+}
+
+// ---------------------------------------------------------------- the shell
+
+const char* kStyle = R"(
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d232a;background:#f6f7f9}
+main{max-width:1180px;margin:0 auto;padding:18px 22px 40px}
+h1{font-size:22px;margin:8px 0 4px}h2{font-size:18px;margin:28px 0 8px}h3{font-size:15px;margin:16px 0 6px}
+.sub{color:#5b6470}
+section.lab,section.card{background:#fff;border:1px solid #dde1e6;border-radius:8px;padding:10px 16px 14px;margin:14px 0}
+table{border-collapse:collapse;font-size:13px;width:100%}
+th,td{border-bottom:1px solid #e6e9ed;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f0f2f5;font-weight:600}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.st{display:inline-block;border-radius:4px;padding:0 6px;font-size:12px;font-weight:600;white-space:nowrap}
+.st-pass{background:#d8f3dc;color:#1b5e20}.st-partial{background:#fff3c4;color:#7a5b00}
+.st-fail,.st-error,.st-tampered,.st-suspicious{background:#ffd6d6;color:#8a1111}
+.st-skipped,.st-not_run,.st-not_answered{background:#e8eaee;color:#4a525c}.st-invalid{background:#e7dcff;color:#4a2a8a}
+.hint{color:#5b6470;font-size:12px}
+.figs{display:flex;flex-wrap:wrap;gap:14px;margin-top:10px}
+figure{margin:0;background:#fbfcfd;border:1px solid #e6e9ed;border-radius:6px;padding:6px 8px}
+figcaption{font-size:12px;color:#3b434d;max-width:520px}
+.why{font-size:12px;color:#5b6470;font-style:italic}
+.kv{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;font-size:13px}
+.flag{display:inline-block;background:#ffe9c7;color:#7a4100;border-radius:4px;padding:0 5px;font-size:12px;margin-right:3px}
+svg text{font:11px system-ui,sans-serif;fill:#333}
+)";
+
+std::string page(const std::string& title, const std::string& body) {
+    return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta name=\"viewport\" "
+           "content=\"width=device-width,initial-scale=1\">\n<title>" +
+           esc(title) + "</title>\n<style>" + kStyle + "</style></head>\n<body><main>\n" + body +
+           "</main></body></html>\n";
+}
+
+std::string status_badge(const std::string& status) {
+    std::string shown = status;
+    std::transform(shown.begin(), shown.end(), shown.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    return "<span class=\"st st-" + esc(status) + "\">" + esc(shown) + "</span>";
+}
+
+// ---------------------------------------------------------------- timings
+
+struct Timing {
+    std::string name;
+    double median = 0, q1 = 0, q3 = 0, rel_ci = NAN;
+    int count = 0;
+};
+
+// The timings a check's details hold at their top level (each {median_ms, q1_ms, q3_ms, ...}), and the baseline's
+// alone; in the details' order (JSON objects are sorted by key).
+std::vector<Timing> timings_of(const json& details) {
+    std::vector<Timing> out;
+    if (!details.is_object()) return out;
+    const auto add = [&out](const std::string& name, const json& t) {
+        if (!t.is_object() || !t.contains("median_ms") || !t["median_ms"].is_number()) return;
+        Timing x;
+        x.name = name;
+        x.median = t["median_ms"].get<double>();
+        x.q1 = number(t, "q1_ms", x.median);
+        x.q3 = number(t, "q3_ms", x.median);
+        x.rel_ci = number(t, "rel_ci");
+        x.count = static_cast<int>(number(t, "count", 0));
+        out.push_back(x);
+    };
+    for (const auto& [k, v] : details.items())
+        if (k != "baseline_alone") add(k, v);
+    if (details.contains("baseline_alone") && details["baseline_alone"].is_object())
+        add("baseline alone (" + text(details["baseline_alone"], "id") + ")", details["baseline_alone"].value("timing", json()));
+    return out;
+}
+
+std::string timings_svg(const std::vector<Timing>& ts) {
+    const double w = 480, row = 22, left = 170, right = 60;
+    double top = 0;
+    for (const Timing& t : ts) top = std::max(top, t.q3);
+    if (top <= 0) return "";
+    top *= 1.08;
+    const double h = row * static_cast<double>(ts.size()) + 26;
+    std::ostringstream s;
+    s << "<svg class=\"timings\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
+      << "\" viewBox=\"0 0 " << w << " " << h << "\" role=\"img\" aria-label=\"timings\">";
+    const auto x = [&](double ms) { return left + (w - left - right) * ms / top; };
+    for (std::size_t i = 0; i < ts.size(); ++i) {
+        const Timing& t = ts[i];
+        const double y = 6 + row * static_cast<double>(i);
+        s << "<text x=\"" << left - 6 << "\" y=\"" << px(y + 12) << "\" text-anchor=\"end\">" << esc(t.name) << "</text>";
+        s << "<rect x=\"" << left << "\" y=\"" << px(y + 3) << "\" width=\"" << px(x(t.median) - left) << "\" height=\"12\" fill=\""
+          << (t.name == "work" || t.name == "pipeline" || t.name == "input" ? "#3d7dd8" : "#9aa5b1") << "\"><title>"
+          << esc(t.name) << ": median " << fmt(t.median) << " ms, quartiles " << fmt(t.q1) << "–" << fmt(t.q3) << " ms, "
+          << t.count << " runs" << (std::isfinite(t.rel_ci) ? ", ±" + fmt(t.rel_ci * 100, 2) + "% (median's interval)" : "")
+          << "</title></rect>";
+        s << "<line x1=\"" << px(x(t.q1)) << "\" x2=\"" << px(x(t.q3)) << "\" y1=\"" << px(y + 9) << "\" y2=\"" << px(y + 9)
+          << "\" stroke=\"#111\" stroke-width=\"1.5\"/>";
+        s << "<text x=\"" << px(x(t.q3) + 4) << "\" y=\"" << px(y + 12) << "\">" << fmt(t.median) << " ms</text>";
+    }
+    const double ya = 6 + row * static_cast<double>(ts.size()) + 4;
+    s << "<line x1=\"" << left << "\" x2=\"" << w - right << "\" y1=\"" << px(ya) << "\" y2=\"" << px(ya) << "\" stroke=\"#999\"/>";
+    s << "<text x=\"" << left << "\" y=\"" << px(ya + 13) << "\">0</text><text x=\"" << w - right << "\" y=\"" << px(ya + 13)
+      << "\" text-anchor=\"end\">" << fmt(top) << " ms</text>";
+    s << "</svg>";
+    return s.str();
+}
+
+// ---------------------------------------------------------------- roofline and gauge
+
+// The work a check's graded code must do (details.work_model, or the older bytes_moved).
+struct WorkModel {
+    double bytes = 0, flops = 0, host_bytes = 0;
+    bool tensor = false;
+};
+
+WorkModel work_model(const json& details) {
+    WorkModel m;
+    if (details.contains("work_model") && details["work_model"].is_object()) {
+        const json& w = details["work_model"];
+        m.bytes = number(w, "bytes", 0);
+        m.flops = number(w, "flops", 0);
+        m.host_bytes = number(w, "host_bytes", 0);
+        m.tensor = w.value("tensor", false);
+    } else {
+        m.bytes = number(details, "bytes_moved", 0);
+    }
+    return m;
+}
+
+// Log-scale axis ticks at each power of ten in [lo, hi].
+std::vector<double> decades(double lo, double hi) {
+    std::vector<double> out;
+    for (double e = std::ceil(std::log10(lo)); e <= std::floor(std::log10(hi)) + 1e-9; e += 1) out.push_back(std::pow(10.0, e));
+    return out;
+}
+
+std::string roofline_svg(const WorkModel& m, double t_ms, double base_ms, const json& ceilings, const std::string& id,
+                         std::string& caption) {
+    const double bw = number(ceilings, "d2d_copy_gbps");
+    const double peak = number(ceilings, m.tensor ? "bf16_gemm_tflops" : "fp32_fma_tflops");
+    const double fp32 = number(ceilings, "fp32_fma_tflops");
+    if (!(bw > 0) || !(peak > 0)) {
+        caption = "No roofline: this run's ceilings (copy bandwidth, compute peak) were not measured.";
+        return "";
+    }
+    const double ai = m.flops / m.bytes;                       // FLOP per byte
+    const double perf = m.flops / (t_ms * 1e-3) / 1e12;         // TFLOP/s
+    const double base = base_ms > 0 ? m.flops / (base_ms * 1e-3) / 1e12 : NAN;
+    const double ridge = peak * 1000 / bw;                       // FLOP/byte where the roofs meet
+    const auto roof = [&](double x, double p) { return std::min(p, bw * x / 1000); };
+    const double xmin = std::min(ai, ridge) / 20, xmax = std::max(ai, ridge) * 20;
+    double ymin = std::min({perf, std::isfinite(base) ? base : perf, roof(xmin, peak)}) / 3, ymax = peak * 2.5;
+    ymin = std::max(ymin, ymax * 1e-7);
+    const double w = 520, h = 320, l = 62, r = 16, t = 14, b = 40;
+    const auto X = [&](double x) { return l + (w - l - r) * (std::log10(x) - std::log10(xmin)) / (std::log10(xmax) - std::log10(xmin)); };
+    const auto Y = [&](double y) {
+        y = std::clamp(y, ymin, ymax);
+        return t + (h - t - b) * (1 - (std::log10(y) - std::log10(ymin)) / (std::log10(ymax) - std::log10(ymin)));
+    };
+    std::ostringstream s;
+    s << "<svg class=\"roofline\" id=\"roofline-" << esc(id) << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w
+      << "\" height=\"" << h << "\" viewBox=\"0 0 " << w << " " << h << "\" role=\"img\" aria-label=\"roofline\">";
+    s << "<rect x=\"" << l << "\" y=\"" << t << "\" width=\"" << w - l - r << "\" height=\"" << h - t - b
+      << "\" fill=\"#fff\" stroke=\"#ccd\"/>";
+    for (const double d : decades(xmin, xmax))
+        s << "<line x1=\"" << px(X(d)) << "\" x2=\"" << px(X(d)) << "\" y1=\"" << t << "\" y2=\"" << h - b
+          << "\" stroke=\"#eef\"/><text x=\"" << px(X(d)) << "\" y=\"" << h - b + 14 << "\" text-anchor=\"middle\">" << tick(d)
+          << "</text>";
+    for (const double d : decades(ymin, ymax))
+        s << "<line x1=\"" << l << "\" x2=\"" << w - r << "\" y1=\"" << px(Y(d)) << "\" y2=\"" << px(Y(d))
+          << "\" stroke=\"#eef\"/><text x=\"" << l - 4 << "\" y=\"" << px(Y(d) + 4) << "\" text-anchor=\"end\">" << tick(d)
+          << "</text>";
+    s << "<text x=\"" << (l + w - r) / 2 << "\" y=\"" << h - 6 << "\" text-anchor=\"middle\">arithmetic intensity (FLOP/byte)</text>";
+    s << "<text transform=\"rotate(-90)\" x=\"" << -(t + h - b) / 2 << "\" y=\"13\" text-anchor=\"middle\">TFLOP/s</text>";
+    const auto roof_path = [&](double p, const char* style, const std::string& label) {
+        const double rg = p * 1000 / bw;
+        s << "<polyline class=\"roof\" fill=\"none\" " << style << " points=\"" << px(X(xmin)) << "," << px(Y(roof(xmin, p)))
+          << " " << px(X(std::min(rg, xmax))) << "," << px(Y(roof(std::min(rg, xmax), p))) << " " << px(X(xmax)) << ","
+          << px(Y(roof(xmax, p))) << "\"><title>" << esc(label) << "</title></polyline>";
+        s << "<text x=\"" << px(w - r - 4) << "\" y=\"" << px(Y(p) - 4) << "\" text-anchor=\"end\">" << esc(label) << "</text>";
+    };
+    roof_path(peak, "stroke=\"#222\" stroke-width=\"2\"",
+              std::string(m.tensor ? "BF16 tensor " : "FP32 FMA ") + fmt(peak) + " TFLOP/s");
+    if (m.tensor && fp32 > 0) roof_path(fp32, "stroke=\"#888\" stroke-dasharray=\"4 3\"", "FP32 FMA " + fmt(fp32) + " TFLOP/s");
+    s << "<text x=\"" << px(X(xmin) + 4) << "\" y=\"" << px(Y(roof(xmin, peak)) - 6) << "\" transform=\"rotate(-"
+      << px(std::atan2(Y(roof(xmin, peak)) - Y(roof(std::min(ridge, xmax), peak)), X(std::min(ridge, xmax)) - X(xmin)) * 180 / M_PI)
+      << " " << px(X(xmin) + 4) << " " << px(Y(roof(xmin, peak)) - 6) << ")\">copy " << fmt(bw) << " GB/s</text>";
+    if (std::isfinite(base))
+        s << "<rect class=\"pt-baseline\" x=\"" << px(X(ai) - 5) << "\" y=\"" << px(Y(base) - 5)
+          << "\" width=\"10\" height=\"10\" fill=\"#9aa5b1\" stroke=\"#333\"><title>the baseline, timed alone: " << fmt(base)
+          << " TFLOP/s</title></rect>";
+    s << "<circle class=\"pt-student\" cx=\"" << px(X(ai)) << "\" cy=\"" << px(Y(perf)) << "\" r=\"6\" fill=\"#3d7dd8\" "
+      << "stroke=\"#123\"><title>your code: " << fmt(perf) << " TFLOP/s at " << fmt(ai) << " FLOP/byte</title></circle>";
+    s << "</svg>";
+    const double bound = roof(ai, peak);
+    caption = "Your code (●) does " + si(m.flops) + "FLOPs over at least " + si(m.bytes) + "B (" + fmt(ai) +
+              " FLOP/byte) in " + fmt(t_ms) + " ms: " + fmt(perf) + " TFLOP/s, " + fmt(100 * perf / bound, 2) +
+              "% of the roof at that intensity (" + (ai < ridge ? "memory-bound: the copy bandwidth" : "compute-bound: the peak") +
+              ")" + (std::isfinite(base) ? "; the baseline (■) " + fmt(base) + " TFLOP/s" : "") +
+              ". Roofs measured in this run.";
+    return s.str();
+}
+
+std::string gauge_svg(double bytes, double t_ms, double base_ms, double ceiling_gbps, const std::string& ceiling_what,
+                      const std::string& id, std::string& caption) {
+    const double gbps = bytes / (t_ms * 1e-3) / 1e9;
+    const double base = base_ms > 0 ? bytes / (base_ms * 1e-3) / 1e9 : NAN;
+    const double top = std::max({ceiling_gbps, gbps, std::isfinite(base) ? base : 0.0}) * 1.05;
+    const double w = 480, l = 150, r = 70, row = 24;
+    const std::vector<std::tuple<std::string, double, const char*>> bars = {
+        {ceiling_what, ceiling_gbps, "#222"}, {"your code", gbps, "#3d7dd8"}, {"baseline alone", base, "#9aa5b1"}};
+    std::ostringstream s;
+    s << "<svg class=\"gauge\" id=\"gauge-" << esc(id) << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w
+      << "\" height=\"" << row * 3 + 10 << "\" role=\"img\" aria-label=\"bandwidth\">";
+    int i = 0;
+    for (const auto& [name, v, colour] : bars) {
+        if (!std::isfinite(v)) continue;
+        const double y = 4 + row * i++;
+        s << "<text x=\"" << l - 6 << "\" y=\"" << px(y + 13) << "\" text-anchor=\"end\">" << esc(name) << "</text><rect x=\"" << l
+          << "\" y=\"" << px(y + 3) << "\" width=\"" << px((w - l - r) * v / top) << "\" height=\"14\" fill=\"" << colour
+          << "\"><title>" << esc(name) << ": " << fmt(v) << " GB/s</title></rect><text x=\"" << px(l + (w - l - r) * v / top + 4)
+          << "\" y=\"" << px(y + 13) << "\">" << fmt(v) << " GB/s</text>";
+    }
+    s << "</svg>";
+    caption = "Your code moves at least " + si(bytes) + "B in " + fmt(t_ms) + " ms: " + fmt(gbps) + " GB/s, " +
+              fmt(100 * gbps / ceiling_gbps, 3) + "% of the " + ceiling_what + " measured in this run.";
+    return s.str();
+}
+
+// The pictures of one performance check, or why there are none.
+std::string perf_figures(const json& check, const json& ceilings, const std::string& lab) {
+    const std::string status = text(check, "status");
+    const json& d = check.value("details", json::object());
+    const std::string id = lab + "-" + text(check, "id");
+    if (status == "skipped" || status == "not_run" || !d.contains("time_ms") || !d["time_ms"].is_number())
+        return "<p class=\"why\">No pictures: " +
+               esc(status == "skipped" || status == "not_run" ? "the check did not run here (" + text(check, "message") + ")"
+                                                             : std::string("the check recorded no time")) + ".</p>";
+    const double t_ms = d["time_ms"].get<double>();
+    const double base_ms = d.contains("baseline_alone") ? number(d["baseline_alone"], "median_ms", 0) : 0;
+    const WorkModel m = work_model(d);
+    std::string out = "<div class=\"figs\">";
+    std::string caption;
+    if (m.flops > 0 && m.bytes > 0) {
+        const std::string svg = roofline_svg(m, t_ms, base_ms, ceilings, id, caption);
+        out += "<figure class=\"fig-roofline\">" + svg + "<figcaption>" + esc(caption) + "</figcaption></figure>";
+    } else if (m.bytes > 0 && number(ceilings, "d2d_copy_gbps") > 0) {
+        const std::string svg = gauge_svg(m.bytes, t_ms, base_ms, number(ceilings, "d2d_copy_gbps"), "copy bandwidth", id, caption);
+        out += "<figure class=\"fig-gauge\">" + svg + "<figcaption>" + esc(caption) + "</figcaption></figure>";
+    } else if (m.host_bytes > 0 && number(ceilings, "h2d_pinned_gbps") > 0) {
+        const std::string svg = gauge_svg(m.host_bytes, t_ms, base_ms, number(ceilings, "h2d_pinned_gbps"), "pinned host link", id, caption);
+        out += "<figure class=\"fig-gauge\">" + svg + "<figcaption>" + esc(caption) + "</figcaption></figure>";
+    } else {
+        out += "<p class=\"why\">No roofline: this check's work is bounded by a time measured in the run (" +
+               esc(text(check, "target")) + "), not by bytes and FLOPs" +
+               (d.contains("work_model") || d.contains("bytes_moved") ? "" : ", or its report has no work model") + ".</p>";
+    }
+    const std::vector<Timing> ts = timings_of(d);
+    if (!ts.empty())
+        out += "<figure class=\"fig-timings\">" + timings_svg(ts) +
+               "<figcaption>Each timing's median (bar) and quartiles (line); the ratio " + fmt(number(d, "ratio")) +
+               " is measured from them, interleaved in this run.</figcaption></figure>";
+    return out + "</div>";
+}
+
+// ---------------------------------------------------------------- a student's page
+
+std::string checks_table(const json& lab, const json& ceilings) {
+    std::ostringstream s;
+    s << "<table class=\"checks\"><tr><th>check</th><th>status</th><th class=\"num\">points</th><th>measured</th>"
+         "<th>target</th><th>message</th></tr>";
+    std::string figures;
+    for (const json& c : lab.value("checks", json::array())) {
+        const std::string status = text(c, "status");
+        s << "<tr class=\"check\" data-status=\"" << esc(status) << "\" id=\"check-" << esc(text(lab, "id")) << "-"
+          << esc(text(c, "id")) << "\"><td><code>" << esc(text(c, "id")) << "</code>"
+          << (text(c, "title") == text(c, "id") ? "" : "<br><span class=\"hint\">" + esc(text(c, "title")) + "</span>") << "</td><td>" << status_badge(status) << "</td><td class=\"num\">"
+          << pts(number(c, "points", 0)) << " / " << pts(number(c, "max_points", 0)) << "</td><td>" << esc(text(c, "measured"))
+          << "</td><td>" << esc(text(c, "target")) << "</td><td>" << esc(text(c, "message"));
+        if (!text(c, "hint").empty()) s << "<br><span class=\"hint\">hint: " << esc(text(c, "hint")) << "</span>";
+        s << "</td></tr>";
+        if (text(c, "kind") == "performance")
+            figures += "<div class=\"perf\" id=\"perf-" + esc(text(lab, "id")) + "-" + esc(text(c, "id")) + "\"><h3>" +
+                       esc(text(c, "id")) + " — " + esc(text(c, "title")) + "</h3>" +
+                       perf_figures(c, ceilings, text(lab, "id")) + "</div>";
+    }
+    s << "</table>" << figures;
+    return s.str();
+}
+
+std::string ceilings_card(const json& c) {
+    if (!c.is_object()) return "<section class=\"card\" id=\"ceilings\"><h2>Ceilings</h2><p class=\"why\">Not measured in this run.</p></section>";
+    const std::vector<std::tuple<const char*, const char*, const char*>> rows = {
+        {"d2d_copy_gbps", "device copy", "GB/s"},          {"bf16_gemm_tflops", "BF16 tensor (cuBLAS GEMM)", "TFLOP/s"},
+        {"fp32_fma_tflops", "FP32 FMA", "TFLOP/s"},        {"h2d_pinned_gbps", "host → device, pinned", "GB/s"},
+        {"d2h_pinned_gbps", "device → host, pinned", "GB/s"}, {"launch_submit_us", "launch, host submit", "µs"},
+        {"launch_device_us", "launch, on the device", "µs"}, {"graph_node_us", "graph node", "µs"},
+        {"dram_latency_ns", "DRAM latency", "ns"},          {"l2_latency_ns", "L2 latency", "ns"}};
+    std::ostringstream s;
+    s << "<section class=\"card\" id=\"ceilings\"><h2>Ceilings measured in this run</h2><div class=\"kv\">";
+    for (const auto& [key, name, unit] : rows)
+        if (c.contains(key) && c[key].is_number()) s << "<span>" << name << "</span><span>" << fmt(c[key].get<double>()) << " " << unit << "</span>";
+    s << "</div></section>";
+    return s.str();
+}
+
+}  // namespace
+
+std::pair<double, double> ratio_interval(const json& check) {
+    const json& d = check.value("details", json::object());
+    const double ratio = number(d, "ratio");
+    if (!std::isfinite(ratio)) return {0, 0};
+    double rel = 0;
+    int n = 0;
+    for (const Timing& t : timings_of(d))
+        if (t.name.rfind("baseline alone", 0) != 0 && std::isfinite(t.rel_ci)) rel += t.rel_ci, ++n;
+    if (n == 0) rel = 0.02;
+    return {ratio * (1 - rel), ratio * (1 + rel)};
+}
+
+std::string report_html(const json& report, const std::string& source) {
+    std::ostringstream b;
+    const json& totals = report.value("totals", json::object());
+    const std::string who = report.contains("student") && report["student"].is_object() ? text(report["student"], "id") : "";
+    b << "<header id=\"summary\"><h1>Grader report" << (who.empty() ? "" : ": " + esc(who)) << "</h1><div class=\"sub\">"
+      << esc(text(report, "implementation")) << " · seed " << report.value("seed", 0) << " · " << esc(text(report, "started_at"))
+      << " · " << esc(source) << "</div>";
+    b << "<p><b>" << pts(number(totals, "points", 0)) << " / " << pts(number(totals, "max_points", 0)) << " points</b>";
+    if (number(totals, "pending_points", 0) > 0) b << " · " << fmt(number(totals, "pending_points", 0)) << " pending a GPU";
+    b << "</p>";
+    const json& fp = report.value("fingerprint", json());
+    if (fp.is_object() && fp.contains("device"))
+        b << "<p class=\"sub\" id=\"gpu\">GPU: " << esc(text(fp["device"], "name")) << " (sm_"
+          << esc([&] { std::string cc = text(fp["device"], "compute_capability"); cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end()); return cc; }())
+          << ", " << fp["device"].value("sm_count", 0) << " SMs), driver " << esc(text(fp, "driver_version")) << "</p>";
+    else
+        b << "<p class=\"sub\" id=\"gpu\">No GPU: " << esc(text(report, "no_gpu_reason")) << "</p>";
+    b << "<nav class=\"sub\">";
+    for (const json& lab : report.value("labs", json::array()))
+        b << "<a href=\"#lab-" << esc(text(lab, "id")) << "\">lab " << esc(text(lab, "id")) << "</a> ";
+    b << "</nav></header>\n";
+    const json& ceilings = report.value("ceilings", json());
+    b << ceilings_card(ceilings);
+    for (const json& lab : report.value("labs", json::array())) {
+        b << "<section class=\"lab\" id=\"lab-" << esc(text(lab, "id")) << "\"><h2>Lab " << esc(text(lab, "id")) << " — "
+          << esc(text(lab, "title")) << "</h2><p><b>" << pts(number(lab, "points", 0)) << " / "
+          << pts(number(lab, "max_points", 0)) << "</b> points";
+        if (number(lab, "pending_points", 0) > 0) b << " · " << fmt(number(lab, "pending_points", 0)) << " pending a GPU";
+        b << " · " << fmt(number(lab, "seconds", 0)) << " s</p>";
+        for (const json& f : lab.value("failures", json::array())) b << "<p class=\"st-fail\">" << esc(f.get<std::string>()) << "</p>";
+        for (const json& f : lab.value("warnings", json::array())) b << "<p class=\"hint\">warning: " << esc(f.get<std::string>()) << "</p>";
+        b << checks_table(lab, ceilings) << "</section>\n";
+    }
+    return page("Grader report" + (who.empty() ? "" : ": " + who), b.str());
+}
+
+// ---------------------------------------------------------------- the class page
+
+namespace {
+
+struct Entry {
+    std::string student;
+    double points = 0, max_points = 0;
+    std::string status;
+    double ratio = NAN, lo = NAN, hi = NAN;
+    double pass_bar = NAN, full_bar = NAN;
+};
+
+// Each student's ratio as a dot (its interval a line) on one axis, with the check's pass and full bars.
+std::string ratios_svg(const std::vector<Entry>& es) {
+    double top = 0, pass = NAN, full = NAN;
+    for (const Entry& e : es) {
+        top = std::max({top, e.hi, std::isfinite(e.full_bar) ? e.full_bar : 0.0});
+        if (std::isfinite(e.pass_bar)) pass = e.pass_bar;
+        if (std::isfinite(e.full_bar)) full = e.full_bar;
+    }
+    if (!(top > 0)) return "";
+    top *= 1.1;
+    const double w = 520, h = 58, l = 10, r = 10;
+    const auto X = [&](double v) { return l + (w - l - r) * v / top; };
+    std::ostringstream s;
+    s << "<svg class=\"ratios\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h << "\">";
+    s << "<line x1=\"" << l << "\" x2=\"" << w - r << "\" y1=\"40\" y2=\"40\" stroke=\"#999\"/>";
+    for (const auto& [v, name, colour] : {std::tuple{pass, "pass", "#c90"}, std::tuple{full, "full", "#4a4"}})
+        if (std::isfinite(v))
+            s << "<line x1=\"" << px(X(v)) << "\" x2=\"" << px(X(v)) << "\" y1=\"4\" y2=\"44\" stroke=\"" << colour
+              << "\" stroke-dasharray=\"3 2\"/><text x=\"" << px(X(v) + 2) << "\" y=\"12\">" << name << " " << fmt(v) << "</text>";
+    for (std::size_t i = 0; i < es.size(); ++i) {
+        const double y = 20 + 14 * static_cast<double>(i % 2);
+        s << "<line x1=\"" << px(X(es[i].lo)) << "\" x2=\"" << px(X(es[i].hi)) << "\" y1=\"" << y << "\" y2=\"" << y
+          << "\" stroke=\"#3d7dd8\" stroke-width=\"2\"/><circle cx=\"" << px(X(es[i].ratio)) << "\" cy=\"" << y
+          << "\" r=\"3\" fill=\"#3d7dd8\"><title>" << esc(es[i].student) << ": " << fmt(es[i].ratio) << " (" << fmt(es[i].lo)
+          << " – " << fmt(es[i].hi) << ")</title></circle>";
+    }
+    s << "<text x=\"" << l << "\" y=\"54\">0</text><text x=\"" << w - r << "\" y=\"54\" text-anchor=\"end\">" << fmt(top)
+      << "</text></svg>";
+    return s.str();
+}
+
+std::string histogram_svg(const std::vector<double>& values, double max_value) {
+    constexpr int kBins = 5;
+    std::vector<int> bins(kBins + 1, 0);  // 0 points, then five slices of (0, max]
+    for (const double v : values) {
+        if (v <= 0 || max_value <= 0) ++bins[0];
+        else ++bins[std::min(kBins, 1 + static_cast<int>((v / max_value) * kBins - 1e-9))];
+    }
+    const int top = *std::max_element(bins.begin(), bins.end());
+    const double w = 180, h = 30, bw = w / (kBins + 1);
+    std::ostringstream s;
+    s << "<svg class=\"hist\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h + 12 << "\">";
+    for (int i = 0; i <= kBins; ++i) {
+        const double bh = top ? (h - 4) * bins[i] / top : 0;
+        const std::string range = i == 0 ? "0 points" : fmt(max_value * (i - 1) / kBins) + "–" + fmt(max_value * i / kBins);
+        s << "<rect x=\"" << px(i * bw + 1) << "\" y=\"" << px(h - bh) << "\" width=\"" << px(bw - 2) << "\" height=\"" << px(bh)
+          << "\" fill=\"" << (i == 0 ? "#d66" : i == kBins ? "#4a4" : "#7a9cc6") << "\"><title>" << range << ": " << bins[i]
+          << (bins[i] == 1 ? " student" : " students") << "</title></rect>";
+    }
+    s << "<text x=\"0\" y=\"" << h + 11 << "\">0</text><text x=\"" << w << "\" y=\"" << h + 11 << "\" text-anchor=\"end\">"
+      << fmt(max_value) << "</text></svg>";
+    return s.str();
+}
+
+// Ranks that respect noise: a student's rank is 1 + the number of students whose whole interval lies above theirs.
+std::vector<int> overlap_ranks(const std::vector<Entry>& e) {
+    std::vector<int> rank(e.size(), 1);
+    for (std::size_t i = 0; i < e.size(); ++i)
+        for (std::size_t j = 0; j < e.size(); ++j)
+            if (i != j && std::isfinite(e[i].hi) && std::isfinite(e[j].lo) && e[j].lo > e[i].hi) ++rank[i];
+    return rank;
+}
+
+std::optional<json> read_report(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    if (!in) return std::nullopt;
+    try {
+        return json::parse(in);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+std::string html_link_of(const std::string& report_rel) {
+    std::string h = report_rel;
+    if (h.size() > 5 && h.substr(h.size() - 5) == ".json") h = h.substr(0, h.size() - 5) + ".html";
+    return h;
+}
+
+}  // namespace
+
+std::string class_html(const json& g, const std::string& gradebook_dir) {
+    namespace fs = std::filesystem;
+    const json& students = g.value("students", json::array());
+    // lab -> check id -> (title, kind, entries); in the reports' order.
+    std::map<std::string, std::vector<std::string>> order;
+    std::map<std::string, std::map<std::string, std::pair<std::string, std::string>>> meta;
+    std::map<std::string, std::map<std::string, std::vector<Entry>>> per_check;
+    std::vector<std::string> unreadable;
+    std::set<std::string> page_exists;
+    for (const json& row : students) {
+        const std::string who = text(row, "student");
+        if (!row.contains("report") || !row["report"].is_string()) continue;
+        const fs::path rp = fs::path(gradebook_dir) / row["report"].get<std::string>();
+        const auto report = read_report(rp);
+        if (!report) {
+            unreadable.push_back(who + " (" + rp.string() + ")");
+            continue;
+        }
+        std::error_code ec;
+        if (fs::exists(fs::path(gradebook_dir) / html_link_of(row["report"].get<std::string>()), ec)) page_exists.insert(who);
+        for (const json& lab : report->value("labs", json::array())) {
+            const std::string lid = text(lab, "id");
+            for (const json& c : lab.value("checks", json::array())) {
+                const std::string cid = text(c, "id");
+                if (!meta[lid].count(cid)) {
+                    meta[lid][cid] = {text(c, "title"), text(c, "kind")};
+                    order[lid].push_back(cid);
+                }
+                Entry e{who, number(c, "points", 0), number(c, "max_points", 0), text(c, "status")};
+                if (text(c, "kind") == "performance" && c.contains("details") && c["details"].contains("ratio") &&
+                    (e.status == "pass" || e.status == "partial" || e.status == "fail")) {
+                    e.ratio = number(c["details"], "ratio");
+                    e.pass_bar = number(c["details"], "pass_bar");
+                    e.full_bar = number(c["details"], "full_bar");
+                    const auto [lo, hi] = ratio_interval(c);
+                    e.lo = lo, e.hi = hi;
+                }
+                per_check[lid][cid].push_back(e);
+            }
+        }
+    }
+    std::ostringstream b;
+    b << "<header id=\"summary\"><h1>Class gradebook</h1><div class=\"sub\">" << students.size() << " submissions · seed "
+      << g.value("seed", 0) << " · " << esc(text(g, "created_at")) << " · grader " << esc(text(g, "grader_version")) << "</div>";
+    if (!unreadable.empty()) {
+        b << "<p class=\"why\" id=\"unreadable\">Reports that could not be read (their students count by lab points only): ";
+        for (const std::string& u : unreadable) b << esc(u) << "; ";
+        b << "</p>";
+    }
+    b << "</header>";
+    // The roster: each student's points per lab, total, flags, and a link to their page.
+    const json& labs = g.value("labs", json::array());
+    b << "<section class=\"card\" id=\"roster\"><h2>Students</h2><table><tr><th>student</th>";
+    for (const json& l : labs) b << "<th class=\"num\">" << esc(text(l, "id")) << "</th>";
+    b << "<th class=\"num\">total</th><th>flags</th></tr>";
+    for (const json& row : students) {
+        const std::string who = text(row, "student");
+        b << "<tr class=\"student\"><td>";
+        if (page_exists.count(who)) b << "<a href=\"" << esc(html_link_of(row["report"].get<std::string>())) << "\">" << esc(who) << "</a>";
+        else b << esc(who);
+        b << "</td>";
+        for (const json& l : labs) {
+            const json& cell = row.value("labs", json::object()).value(text(l, "id"), json::object());
+            b << "<td class=\"num\">" << pts(number(cell, "points", 0)) << "</td>";
+        }
+        b << "<td class=\"num\"><b>" << pts(number(row, "total_points", 0)) << "</b> / " << pts(number(row, "max_points", 0))
+          << "</td><td>";
+        for (const json& f : row.value("flags", json::array())) b << "<span class=\"flag\">" << esc(f.get<std::string>()) << "</span>";
+        b << "</td></tr>";
+    }
+    b << "</table></section>";
+    // Flags with their reasons.
+    b << "<section class=\"card\" id=\"flags\"><h2>Flags</h2>";
+    bool any_flag = false;
+    for (const json& row : students)
+        for (const json& d : row.value("flag_details", json::array())) {
+            if (!any_flag) b << "<table><tr><th>student</th><th>flag</th><th>lab</th><th>why</th></tr>";
+            any_flag = true;
+            b << "<tr><td>" << esc(text(row, "student")) << "</td><td><span class=\"flag\">" << esc(text(d, "flag")) << "</span></td><td>"
+              << esc(text(d, "lab")) << "</td><td>" << esc(text(d, "why")) << "</td></tr>";
+        }
+    b << (any_flag ? "</table>" : "<p class=\"why\">No student is flagged.</p>");
+    const json& sim = g.value("similarity", json::object());
+    if (sim.is_object() && !sim.value("ran", false))
+        b << "<p class=\"why\">Copying was not compared: " << esc(text(sim, "why_not")) << ".</p>";
+    b << "</section>";
+    // Calibration per GPU: the solutions' ratios on each GPU the class was graded on.
+    std::map<std::string, std::vector<std::pair<std::string, double>>> reference;  // "lab/check" -> (gpu, ratio)
+    const json& calibration = g.value("calibration", json::array());
+    b << "<section class=\"card\" id=\"calibration\"><h2>Calibration per GPU</h2>";
+    if (calibration.empty()) b << "<p class=\"why\">None: graded without --calibrate, so no reference ratio per GPU.</p>";
+    for (const json& c : calibration) {
+        const std::string gpu = c.contains("gpu") && c["gpu"].is_object() ? text(c["gpu"], "name") : "no GPU";
+        b << "<h3>" << esc(text(c, "host")) << " · " << esc(gpu) << " (" << esc(text(c, "cuda_visible_devices")) << ")</h3><table><tr><th>check</th>"
+          << "<th>status</th><th class=\"num\">ratio</th><th class=\"num\">pass / full</th></tr>";
+        for (const json& k : c.value("checks", json::array())) {
+            const double r = number(k, "ratio");
+            if (std::isfinite(r)) reference[text(k, "lab") + "/" + text(k, "id")].push_back({gpu, r});
+            b << "<tr><td>" << esc(text(k, "lab")) << " <code>" << esc(text(k, "id")) << "</code></td><td>" << status_badge(text(k, "status"))
+              << "</td><td class=\"num\">" << fmt(r) << "</td><td class=\"num\">" << fmt(number(k, "pass_bar")) << " / "
+              << fmt(number(k, "full_bar")) << "</td></tr>";
+        }
+        b << "</table>";
+    }
+    b << "</section>";
+    // Per lab and check: the points' distribution; per performance check, the ratios ranked with their intervals.
+    for (const json& l : labs) {
+        const std::string lid = text(l, "id");
+        b << "<section class=\"lab\" id=\"lab-" << esc(lid) << "\"><h2>Lab " << esc(lid) << " — " << esc(text(l, "title")) << "</h2>";
+        if (!order.count(lid)) {
+            b << "<p class=\"why\">No report of this lab could be read.</p></section>";
+            continue;
+        }
+        b << "<table><tr><th>check</th><th>points (0, then five slices of the maximum)</th><th class=\"num\">mean</th>"
+             "<th class=\"num\">full</th></tr>";
+        for (const std::string& cid : order[lid]) {
+            const std::vector<Entry>& es = per_check[lid][cid];
+            std::vector<double> points;
+            double max_p = 0, sum = 0;
+            int full = 0;
+            for (const Entry& e : es) {
+                points.push_back(e.points), sum += e.points, max_p = std::max(max_p, e.max_points);
+                if (e.max_points > 0 && e.points >= e.max_points - 1e-9) ++full;
+            }
+            b << "<tr class=\"dist\"><td><code>" << esc(cid) << "</code>"
+              << (meta[lid][cid].first == cid ? "" : "<br><span class=\"hint\">" + esc(meta[lid][cid].first) + "</span>") << "</td><td>" << histogram_svg(points, max_p) << "</td><td class=\"num\">" << pts(es.empty() ? 0 : sum / es.size())
+              << " / " << pts(max_p) << "</td><td class=\"num\">" << full << " of " << es.size() << "</td></tr>";
+        }
+        b << "</table>";
+        for (const std::string& cid : order[lid]) {
+            if (meta[lid][cid].second != "performance") continue;
+            std::vector<Entry> es;
+            for (const Entry& e : per_check[lid][cid])
+                if (std::isfinite(e.ratio)) es.push_back(e);
+            b << "<div class=\"ranking\" id=\"rank-" << esc(lid) << "-" << esc(cid) << "\"><h3>" << esc(cid) << ": ratios ranked</h3>";
+            if (es.empty()) {
+                b << "<p class=\"why\">No ratio measured (no GPU, or the check did not run).</p></div>";
+                continue;
+            }
+            std::sort(es.begin(), es.end(), [](const Entry& a, const Entry& c) { return a.ratio > c.ratio; });
+            const std::vector<int> ranks = overlap_ranks(es);
+            b << ratios_svg(es);
+            b << "<table><tr><th class=\"num\">rank</th><th>student</th><th class=\"num\">ratio</th><th class=\"num\">interval</th>"
+                 "<th>status</th></tr>";
+            for (std::size_t i = 0; i < es.size(); ++i)
+                b << "<tr class=\"ranked\"><td class=\"num\">" << ranks[i] << "</td><td>" << esc(es[i].student) << "</td><td class=\"num\">"
+                  << fmt(es[i].ratio) << "</td><td class=\"num\">" << fmt(es[i].lo) << " – " << fmt(es[i].hi) << "</td><td>"
+                  << status_badge(es[i].status) << "</td></tr>";
+            b << "</table><p class=\"hint\">Students whose intervals overlap share a rank. The interval widens the ratio by the "
+                 "timings' own confidence intervals (2% where the check records none).";
+            const auto ref = reference.find(lid + "/" + cid);
+            if (ref != reference.end())
+                for (const auto& [gpu, r] : ref->second) b << " Reference solution on " << esc(gpu) << ": " << fmt(r) << ".";
+            b << "</p></div>";
+        }
+        b << "</section>";
+    }
+    return page("Class gradebook", b.str());
+}
+
+}  // namespace gpulab::grader

@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+"""html_report_test.py GRADER FAKE_RUNNER SOURCE_DIR WORK CHROMIUM
+
+The report pages (grader/html_report.hpp), rendered by headless Chromium and read back as a DOM:
+  - a fake course (grader_fake_runner): a lab that crashes, one that hangs, one with two timed performance checks
+    (a roofline and a bandwidth gauge, drawn from this run's fake ceilings), one with a fairness note;
+  - a real run here (`grader 00 --no-ceilings`: without a GPU, or with the ceilings not measured, its performance
+    checks say why they have no pictures);
+  - a saved report of a real GPU run (fixtures/report_h100_solution.json: all ten labs' solutions on an H100);
+  - a class page from a gradebook naming those reports, with two more students whose ratios overlap and one whose
+    report cannot be read.
+Each page: nothing fetched (no script, no external URL), no console error, the elements its data call for, and a
+screenshot kept in WORK/screenshots/. `grader report` of a saved report writes the same page as `grader --html`.
+Without Chromium the test is SKIPPED (exit 77), unless LABS_REQUIRE_CHROMIUM=1 (CI).
+"""
+import copy
+import html.parser
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+grader, fake_runner, src, work, chromium = sys.argv[1:6]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import testlib  # noqa: E402
+from testlib import expect  # noqa: E402
+
+if not chromium or chromium.endswith("NOTFOUND") or not shutil.which(chromium):
+    if os.environ.get("LABS_REQUIRE_CHROMIUM") == "1":
+        print("FAIL no headless Chromium here, and LABS_REQUIRE_CHROMIUM=1 (apt-get install chromium)")
+        sys.exit(1)
+    print("SKIPPED: no headless Chromium (apt-get install chromium)")
+    sys.exit(77)
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(os.path.join(work, "screenshots"))
+
+
+def run(args, **kw):
+    p = subprocess.run(args, capture_output=True, text=True, **kw)
+    return p.returncode, p.stdout + p.stderr
+
+
+class Dom(html.parser.HTMLParser):
+    """The elements of a page: (tag, attributes) in document order, and its text."""
+
+    def __init__(self, text):
+        super().__init__()
+        self.elements, self.text = [], []
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+    def find(self, tag=None, cls=None, id_prefix=None):
+        out = []
+        for t, a in self.elements:
+            if tag and t != tag:
+                continue
+            if cls and cls not in (a.get("class") or "").split():
+                continue
+            if id_prefix and not (a.get("id") or "").startswith(id_prefix):
+                continue
+            out.append(a)
+        return out
+
+    def all_text(self):
+        return "".join(self.text)
+
+
+def render(page, name):
+    """The page as Chromium builds it (its DOM), its console errors, and a screenshot."""
+    url = "file://" + os.path.abspath(page)
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--enable-logging=stderr", "--v=0"]
+    rc, out = run([chromium, *flags, "--dump-dom", url], timeout=120)
+    dom_text = out.split("<!DOCTYPE", 1)[-1] if "<html" in out else ""
+    errors = [line for line in out.splitlines()
+              if "CONSOLE" in line or "Uncaught" in line or "Failed to load resource" in line or "net::ERR" in line]
+    shot = os.path.join(work, "screenshots", name + ".png")
+    run([chromium, *flags[:4], "--window-size=1280,2000", "--screenshot=" + shot, url], timeout=120)
+    expect(rc == 0 and "<html" in out, f"{name}: Chromium renders the page")
+    expect(not errors, f"{name}: no console error or failed load" + (": " + " | ".join(errors[:3]) if errors else ""))
+    expect(os.path.isfile(shot) and os.path.getsize(shot) > 10000, f"{name}: a screenshot ({shot})")
+    return Dom(dom_text)
+
+
+def self_contained(page, name):
+    text = open(page).read()
+    bad = [s for s in ("<script", " src=", "url(", "@import", "<link", "<iframe") if s in text]
+    external = text.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    expect(not bad and "http://" not in external and "https://" not in external,
+           f"{name}: self-contained (no script, no link, nothing fetched){': ' + str(bad) if bad else ''}")
+
+
+def timed_report(args, page):
+    t0 = time.monotonic()
+    rc, out = run([grader, "report", *args, "--html", page])
+    return rc, out, time.monotonic() - t0
+
+
+# ---- a fake course: the fake runner's behaviours, fake ceilings
+ceilings = {"available": True,
+            "fingerprint": {"device": {"name": "Fake GPU", "uuid": "GPU-fake", "compute_capability": "9.0", "sm_count": 132,
+                                       "l2_bytes": 52428800, "cuda_driver": "13.0", "cuda_runtime": "13.0"},
+                            "driver_version": "0", "sm_clock_mhz": None, "mem_clock_mhz": None, "temperature_c": None,
+                            "nvml_status": "fake"},
+            "ceilings": {"d2d_copy_gbps": 3000.0, "bf16_gemm_tflops": 800.0, "fp32_fma_tflops": 60.0,
+                         "launch_submit_us": 5.0, "launch_device_us": 2.0, "graph_node_us": 0.7, "h2d_pinned_gbps": 55.0,
+                         "d2h_pinned_gbps": 55.0, "h2d_pageable_gbps": 8.0, "d2h_pageable_gbps": 8.0,
+                         "dram_latency_ns": 600.0, "l2_latency_ns": 200.0, "sm_count": 132}}
+json.dump(ceilings, open(os.path.join(work, "ceilings.json"), "w"))
+labs = [{"id": "01", "name": "crashes", "runner_student": [fake_runner, "--behave", "segv"], "code_points": 20},
+        {"id": "02", "name": "hangs", "runner_student": [fake_runner, "--behave", "hang"], "code_points": 20},
+        {"id": "03", "name": "timed", "runner_student": [fake_runner, "--behave", "timed"], "code_points": 30},
+        {"id": "04", "name": "unfair", "runner_student": [fake_runner, "--behave", "unfair"], "code_points": 20}]
+registry = os.path.join(work, "labs.json")
+json.dump({"labs": labs, "ceilings_command": ["sh", "-c", 'cp "$0" "$2"', os.path.join(work, "ceilings.json")]},
+          open(registry, "w"))
+fake_json, fake_html = os.path.join(work, "fake.json"), os.path.join(work, "fake.html")
+rc, out = run([grader, "--registry", registry, "--no-build", "--only", "code", "--timeout", "2", "--json", fake_json,
+               "--html", fake_html])
+expect(rc == 1 and os.path.isfile(fake_html), f"grader --html writes the page of a run that failed (exit {rc})")
+fake = json.load(open(fake_json))
+self_contained(fake_html, "fake")
+dom = render(fake_html, "fake")
+expect(len(dom.find("section", cls="lab")) == 4, "fake: a section per lab")
+expect(len(dom.find("tr", cls="check")) == sum(len(lab["checks"]) for lab in fake["labs"]),
+       "fake: a row per check in the checks tables")
+expect("SIGSEGV" in dom.all_text() and "hung" in dom.all_text(), "fake: the crash and the hang are said")
+expect(len(dom.find("svg", cls="roofline", id_prefix="roofline-03-perf.gemm")) == 1,
+       "fake: lab 03's GEMM check has its roofline")
+expect(len(dom.find("circle", cls="pt-student")) == 1 and len(dom.find("rect", cls="pt-baseline")) == 1,
+       "fake: the roofline places the code and its baseline")
+expect(len(dom.find("svg", cls="gauge", id_prefix="gauge-03-perf.copy")) == 1, "fake: the copy-bound check has its gauge")
+expect(len(dom.find("svg", cls="timings")) == 2, "fake: each timed check shows its timings")
+expect("750 TFLOP/s" not in dom.all_text() and "550 TFLOP/s" in dom.all_text(),
+       "fake: the roofline's numbers come from the run (1.1e11 FLOPs in 0.2 ms = 550 TFLOP/s)")
+expect(len(dom.find("section", id_prefix="ceilings")) == 1 and "3000 GB/s" in dom.all_text(), "fake: the run's ceilings")
+rc, out, secs = timed_report([fake_json], os.path.join(work, "fake-saved.html"))
+saved = open(os.path.join(work, "fake-saved.html")).read().replace(fake_json, "this run")
+expect(rc == 0 and saved == open(fake_html).read(),
+       "grader report REPORT.json writes the page grader --html wrote (but for the source it names)")
+print(f"     grader report wrote the fake run's page in {secs * 1000:.0f} ms")
+
+# ---- a real run of this course (lab 00), without measured ceilings: its timed checks say why there is no picture
+cpu_json, cpu_html = os.path.join(work, "cpu.json"), os.path.join(work, "cpu.html")
+rc, out = run([grader, "00", "--no-ceilings", "--json", cpu_json, "--html", cpu_html])
+expect(os.path.isfile(cpu_html), f"a real run of lab 00 writes its page (exit {rc})")
+cpu = json.load(open(cpu_json))
+self_contained(cpu_html, "cpu")
+dom = render(cpu_html, "cpu")
+perf = [c for lab in cpu["labs"] for c in lab["checks"] if c["kind"] == "performance"]
+expect(len(dom.find("div", cls="perf")) == len(perf) and len(perf) > 0, f"cpu: each performance check has its place ({len(perf)})")
+expect(dom.all_text().count("No pictures: the check did not run here") == len(perf),
+       "cpu: and says why it has no pictures")
+
+# ---- a saved report of a real GPU run: every lab's solution on an H100
+h100_json = os.path.join(src, "grader", "tests", "fixtures", "report_h100_solution.json")
+h100_html = os.path.join(work, "h100.html")
+rc, out, secs = timed_report([h100_json], h100_html)
+expect(rc == 0, "grader report renders the saved GPU report: " + out.strip()[-200:])
+print(f"     grader report wrote the GPU run's page ({os.path.getsize(h100_html) // 1024} KiB) in {secs * 1000:.0f} ms")
+h100 = json.load(open(h100_json))
+self_contained(h100_html, "h100")
+dom = render(h100_html, "h100")
+timed = [(lab["id"], c) for lab in h100["labs"] for c in lab["checks"]
+         if c["kind"] == "performance" and "time_ms" in c["details"]]
+with_bytes = [x for x in timed if "bytes_moved" in x[1]["details"] or x[1]["details"].get("work_model", {}).get("bytes")]
+expect(len(dom.find("svg", cls="gauge")) + len(dom.find("svg", cls="roofline")) == len(with_bytes) > 0,
+       f"h100: a roofline or gauge for each timed check whose work model has bytes ({len(with_bytes)})")
+with_timings = [x for x in timed if any(isinstance(v, dict) and "median_ms" in v for v in x[1]["details"].values())]
+expect(len(dom.find("svg", cls="timings")) == len(with_timings), f"h100: the timings of each timed check ({len(with_timings)})")
+expect("NVIDIA H100" in dom.all_text(), "h100: the GPU is named")
+
+# ---- the class page
+klass = os.path.join(work, "class")
+os.makedirs(klass)
+rows = []
+
+
+def student(name, report, labs_points):
+    rel = f"students/{name}/report.json"
+    os.makedirs(os.path.join(klass, "students", name))
+    if report is not None:
+        json.dump(report, open(os.path.join(klass, rel), "w"))
+    rows.append({"student": name, "report": rel, "outcome": "graded", "labs": labs_points,
+                 "total_points": sum(v["points"] for v in labs_points.values()),
+                 "max_points": sum(v["max_points"] for v in labs_points.values()),
+                 "flags": [], "flag_details": [], "similar": []})
+
+
+def points_of(report):
+    return {lab["id"]: {"points": lab["points"], "max_points": lab["max_points"]} for lab in report["labs"]}
+
+
+student("ann", h100, points_of(h100))
+# bob: ann's run with every ratio 0.03% lower (inside every interval: the narrowest, lab 03's v1, is ±0.056%): the
+# same rank; cat: 30% lower, a rank below.
+for name, scale in (("bob", 0.9997), ("cat", 0.7)):
+    r = copy.deepcopy(h100)
+    for lab in r["labs"]:
+        for c in lab["checks"]:
+            if "ratio" in c.get("details", {}):
+                c["details"]["ratio"] *= scale
+    student(name, r, points_of(r))
+student("dan", cpu, points_of(cpu))
+student("eve", None, {"00": {"points": 0, "max_points": 100}})
+rows[0]["flags"] = ["SIMILAR"]
+rows[0]["flag_details"] = [{"flag": "SIMILAR", "lab": "07", "why": "97% of this code is in the reference solution"}]
+gradebook = {"schema_version": 1, "grader_version": "test", "created_at": "2026-12-07T00:00:00Z", "seed": 1,
+             "labs": [{"id": lab["id"], "title": lab["title"]} for lab in h100["labs"]], "students": rows,
+             "calibration": [{"host": "node1", "cuda_visible_devices": "0", "gpu": {"name": "NVIDIA H100 80GB HBM3"},
+                              "checks": [{"lab": "04", "id": "perf.padded_vs_plain", "status": "partial", "ratio": 1.65,
+                                          "pass_bar": 1.4, "full_bar": 1.8}]}],
+             "similarity": {"ran": False, "why_not": "not compared"}}
+json.dump(gradebook, open(os.path.join(klass, "gradebook.json"), "w"))
+open(os.path.join(klass, "students", "ann", "report.html"), "w").write("<html></html>")
+class_html = os.path.join(work, "class.html")
+rc, out, secs = timed_report(["--class", os.path.join(klass, "gradebook.json")], class_html)
+expect(rc == 0, "grader report --class renders the class page: " + out.strip()[-200:])
+print(f"     grader report --class wrote the class page in {secs * 1000:.0f} ms")
+self_contained(class_html, "class")
+dom = render(class_html, "class")
+expect(len(dom.find("tr", cls="student")) == 5, "class: a roster row per student")
+expect("students/eve/report.json" in dom.all_text(),
+       "class: the report that cannot be read is named")
+expect(any(a.get("href") == "students/ann/report.html" for a in dom.find("a")), "class: a link to a student's page that exists")
+expect(not any(a.get("href") == "students/bob/report.html" for a in dom.find("a")), "class: no link to a page that does not")
+checks = {(lab["id"], c["id"]) for lab in h100["labs"] for c in lab["checks"]} | \
+         {(lab["id"], c["id"]) for lab in cpu["labs"] for c in lab["checks"]}
+expect(len(dom.find("svg", cls="hist")) == len(checks), f"class: a distribution of points per check ({len(checks)})")
+expect(len(dom.find("svg", cls="ratios")) == len({(lab_id, c["id"]) for lab_id, c in timed}),
+       "class: the ratios of each timed check on one axis, with their intervals and bars")
+expect(len(dom.find("div", cls="ranking")) == len({(lab["id"], c["id"]) for lab in h100["labs"] for c in lab["checks"]
+                                                   if c["kind"] == "performance"}),
+       "class: a ranking per performance check")
+# The ranks: read each ranking table back (rank, student) and check ann and bob share one, cat is below them.
+text = dom.all_text()
+expect("SIMILAR" in text and "97% of this code" in text, "class: the flags with their reasons")
+expect("NVIDIA H100 80GB HBM3" in text and "1.65" in text, "class: the calibration per GPU")
+
+
+class Ranks(html.parser.HTMLParser):
+    def __init__(self, text):
+        super().__init__()
+        self.tables, self.cell, self.row, self.in_rank = [], None, None, False
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "div" and a.get("class") == "ranking":
+            self.tables.append([])
+        if tag == "tr" and a.get("class") == "ranked":
+            self.row = []
+        if tag == "td" and self.row is not None:
+            self.cell = ""
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self.row is not None and self.cell is not None:
+            self.row.append(self.cell.strip())
+            self.cell = None
+        if tag == "tr" and self.row is not None:
+            self.tables[-1].append(self.row)
+            self.row = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+
+
+tables = [t for t in Ranks(open(class_html).read()).tables if t]
+good = 0
+for t in tables:
+    rank = {row[1]: int(row[0]) for row in t}
+    if {"ann", "bob", "cat"} <= rank.keys() and rank["ann"] == rank["bob"] and rank["cat"] > rank["ann"]:
+        good += 1
+expect(tables and good == len(tables),
+       f"class: in every ranking ann and bob (0.03% apart) share a rank and cat (30% lower) ranks below ({good} of {len(tables)})")
+testlib.finish()
