@@ -3,6 +3,7 @@
 #include "grader/html_report.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -330,6 +331,229 @@ std::string perf_figures(const json& check, const json& ceilings, const std::str
     return out + "</div>";
 }
 
+// ---------------------------------------------------------------- each lab's own picture
+
+// The check @p id of @p lab, or null.
+const json* check_of(const json& lab, const std::string& id) {
+    if (!lab.contains("checks") || !lab["checks"].is_array()) return nullptr;
+    for (const json& c : lab["checks"])  // by reference into the report: a pointer to it outlives the loop
+        if (text(c, "id") == id) return &c;
+    return nullptr;
+}
+
+const json& details_of(const json* c) {
+    static const json none = json::object();
+    return c && c->contains("details") && (*c)["details"].is_object() ? (*c)["details"] : none;
+}
+
+// Horizontal bars (name, value, colour), an optional reference line, linear or log scale.
+struct Bar {
+    std::string name;
+    double value;
+    std::string colour;
+};
+std::string bars_svg(const std::vector<Bar>& bars, const std::string& unit, bool log_scale, double line = NAN,
+                     const std::string& line_name = "") {
+    double top = std::isfinite(line) ? line : 0, bottom = INFINITY;
+    for (const Bar& b : bars)
+        if (std::isfinite(b.value) && b.value > 0) top = std::max(top, b.value), bottom = std::min(bottom, b.value);
+    if (!(top > 0)) return "";
+    if (std::isfinite(line) && line > 0) bottom = std::min(bottom, line);
+    top *= log_scale ? 3 : 1.12;
+    const double lo = log_scale ? bottom / 3 : 0;
+    const double w = 520, l = 170, r = 80, row = 20;
+    const double h = row * static_cast<double>(bars.size()) + 22;
+    const auto X = [&](double v) {
+        if (log_scale) return l + (w - l - r) * (std::log10(std::max(v, lo)) - std::log10(lo)) / (std::log10(top) - std::log10(lo));
+        return l + (w - l - r) * v / top;
+    };
+    std::ostringstream s;
+    s << "<svg class=\"bars\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h << "\">";
+    for (std::size_t i = 0; i < bars.size(); ++i) {
+        const double y = 4 + row * static_cast<double>(i);
+        const Bar& b = bars[i];
+        s << "<text x=\"" << l - 6 << "\" y=\"" << px(y + 12) << "\" text-anchor=\"end\">" << esc(b.name) << "</text>";
+        if (!std::isfinite(b.value)) continue;
+        s << "<rect x=\"" << l << "\" y=\"" << px(y + 2) << "\" width=\"" << px(std::max(1.0, X(b.value) - l)) << "\" height=\"13\" fill=\""
+          << b.colour << "\"><title>" << esc(b.name) << ": " << fmt(b.value) << " " << esc(unit) << "</title></rect><text x=\""
+          << px(X(b.value) + 4) << "\" y=\"" << px(y + 12) << "\">" << fmt(b.value) << " " << esc(unit) << "</text>";
+    }
+    if (std::isfinite(line) && line > 0)
+        s << "<line x1=\"" << px(X(line)) << "\" x2=\"" << px(X(line)) << "\" y1=\"0\" y2=\"" << h - 16
+          << "\" stroke=\"#c33\" stroke-dasharray=\"4 3\"/><text x=\"" << px(X(line)) << "\" y=\"" << h - 4
+          << "\" text-anchor=\"middle\" fill=\"#c33\">" << esc(line_name) << "</text>";
+    s << "</svg>";
+    return s.str();
+}
+
+std::string figure(const std::string& lab, const std::string& svg, const std::string& caption) {
+    if (svg.empty()) return "";
+    return "<figure class=\"lab-picture\" id=\"picture-" + esc(lab) + "\">" + svg + "<figcaption>" + esc(caption) +
+           "</figcaption></figure>";
+}
+
+// Lab 01: the copy/compute pipeline as the model schedules it from the stage times measured alone (each engine
+// one chunk at a time), against the pipeline's measured time.
+std::string picture_01(const json& lab) {
+    const json& m = details_of(check_of(lab, "perf.model"));
+    const json& sp = details_of(check_of(lab, "perf.speedup"));
+    if (!m.contains("stages_us") || !sp.contains("chunks")) return "";
+    const double h2d = number(m["stages_us"], "h2d"), ker = number(m["stages_us"], "kernel"), d2h = number(m["stages_us"], "d2h");
+    const int chunks = static_cast<int>(number(sp, "chunks", 0));
+    const double measured_us = number(m.value("pipeline", json::object()), "median_ms") * 1000;
+    if (!(h2d > 0 && ker > 0 && d2h > 0) || chunks <= 0 || chunks > 4096) return "";
+    std::vector<std::array<double, 3>> start(chunks), end(chunks);
+    const double dur[3] = {h2d, ker, d2h};
+    for (int c = 0; c < chunks; ++c)
+        for (int st = 0; st < 3; ++st) {
+            double t = c > 0 ? end[c - 1][st] : 0;
+            if (st > 0) t = std::max(t, end[c][st - 1]);
+            start[c][st] = t, end[c][st] = t + dur[st];
+        }
+    const double model_us = end[chunks - 1][2];
+    const double top = std::max(model_us, std::isfinite(measured_us) ? measured_us : 0) * 1.05;
+    const double w = 560, l = 110, r = 20, row = 26, h = row * 3 + 40;
+    const auto X = [&](double us) { return l + (w - l - r) * us / top; };
+    std::ostringstream s;
+    s << "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h << "\">";
+    const char* lanes[3] = {"H2D copy engine", "SMs (kernel)", "D2H copy engine"};
+    for (int st = 0; st < 3; ++st) {
+        const double y = 6 + row * st;
+        s << "<text x=\"" << l - 6 << "\" y=\"" << px(y + 14) << "\" text-anchor=\"end\">" << lanes[st] << "</text>";
+        for (int c = 0; c < chunks; ++c)
+            s << "<rect x=\"" << px(X(start[c][st])) << "\" y=\"" << px(y + 3) << "\" width=\"" << px(std::max(0.5, X(end[c][st]) - X(start[c][st]) - 0.5))
+              << "\" height=\"16\" fill=\"" << (c % 2 ? "#7aa6e0" : "#3d7dd8") << "\"><title>chunk " << c << ": " << fmt(start[c][st])
+              << "–" << fmt(end[c][st]) << " µs</title></rect>";
+    }
+    const double ya = 6 + row * 3 + 4;
+    s << "<line x1=\"" << l << "\" x2=\"" << w - r << "\" y1=\"" << ya << "\" y2=\"" << ya << "\" stroke=\"#999\"/>";
+    s << "<line x1=\"" << px(X(model_us)) << "\" x2=\"" << px(X(model_us)) << "\" y1=\"2\" y2=\"" << ya
+      << "\" stroke=\"#333\" stroke-dasharray=\"3 2\"/>";
+    if (std::isfinite(measured_us))
+        s << "<line class=\"t-measured\" x1=\"" << px(X(measured_us)) << "\" x2=\"" << px(X(measured_us)) << "\" y1=\"2\" y2=\"" << ya
+          << "\" stroke=\"#c33\" stroke-width=\"2\"/><text x=\"" << px(X(measured_us)) << "\" y=\"" << ya + 26
+          << "\" text-anchor=\"end\" fill=\"#c33\">measured " << fmt(measured_us) << " µs</text>";
+    s << "<text x=\"" << px(X(model_us)) << "\" y=\"" << ya + 13 << "\" text-anchor=\"end\">model T_pipe " << fmt(model_us)
+      << " µs</text><text x=\"" << l << "\" y=\"" << ya + 13 << "\">0</text></svg>";
+    return figure("01", s.str(),
+                  "The pipeline of " + std::to_string(chunks) + " chunks as the model schedules it, from the stages timed alone (H2D " +
+                      fmt(h2d) + " µs, kernel " + fmt(ker) + " µs, D2H " + fmt(d2h) + " µs a chunk; bottleneck: " +
+                      text(m, "bottleneck") + "): T_pipe " + fmt(model_us) + " µs, against the measured " + fmt(measured_us) +
+                      " µs. (The observed timeline of each copy and kernel comes from the observer's records, not yet in the report.)");
+}
+
+// Lab 04: bank conflicts of the shared-memory loads, as Nsight Compute counted them, per layout against the plain tile.
+std::string picture_04(const json& lab) {
+    const json& p = details_of(check_of(lab, "conflicts.padded"));
+    const json& z = details_of(check_of(lab, "conflicts.swizzled"));
+    const json& plain = p.contains("plain_conflicts") ? p["plain_conflicts"] : z.value("plain_conflicts", json::object());
+    if (!plain.is_object() || plain.empty()) return "";
+    const double model = number(p.contains("plain_model") ? p : z, "plain_model");
+    std::vector<Bar> bars = {{"plain: the model", model, "#9aa5b1"},
+                             {"plain: measured", number(plain, "loads"), "#666"},
+                             {"padded (a)", number(p.value("conflicts", json::object()), "loads"), "#3d7dd8"},
+                             {"swizzled (b)", number(z.value("conflicts", json::object()), "loads"), "#2a9d8f"}};
+    std::string rounds;
+    for (const char* id : {"layout.padded", "layout.swizzled", "layout.swizzled_bf16"}) {
+        const json& d = details_of(check_of(lab, id));
+        if (d.contains("column_read_rounds"))
+            rounds += std::string(rounds.empty() ? "" : "; ") + (id + 7) + ": a column read in " + pts(number(d, "column_read_rounds")) +
+                      " round(s), " + pts(number(d, "footprint_bytes")) + " bytes of tile";
+    }
+    return figure("04", bars_svg(bars, "conflicts", true),
+                  "Shared-memory load bank conflicts over the whole transpose (" + pts(number(p, "shared_loads")) +
+                      " shared loads), counted by Nsight Compute, log scale. The bank model: " + rounds + " (a plain 32 × 32 FP32 tile: 32 rounds).");
+}
+
+// Lab 06: each variant's time against the bound (the slower of load alone and compute alone).
+std::string picture_06(const json& lab) {
+    const json& d = details_of(check_of(lab, "perf.bound"));
+    if (!d.contains("bound_ms")) return "";
+    std::vector<Bar> bars;
+    for (const auto& [k, v] : d.items())
+        if (v.is_object() && v.contains("work") && v["work"].is_object())
+            bars.push_back({k, number(v["work"], "median_ms") * 1000, k.rfind("producer", 0) == 0 ? "#2a9d8f" : "#3d7dd8"});
+    std::sort(bars.begin(), bars.end(), [](const Bar& a, const Bar& b) { return a.name < b.name; });
+    bars.push_back({"load alone", number(d, "load_only_ms") * 1000, "#9aa5b1"});
+    bars.push_back({"compute alone", number(d, "compute_only_ms") * 1000, "#9aa5b1"});
+    return figure("06", bars_svg(bars, "µs", false, number(d, "bound_ms") * 1000, "bound"),
+                  "Each pipeline's time in this run (stages in one warp group, and a producer warp with N slots) against the bound: "
+                  "the slower of loading alone and computing alone, " + fmt(number(d, "bound_ms") * 1000) + " µs. Best: " +
+                      text(d, "best") + ".");
+}
+
+// Lab 08: host and device per step, eager against graph replay.
+std::string picture_08(const json& lab) {
+    const json& h = details_of(check_of(lab, "perf.host_submit"));
+    const json& e = details_of(check_of(lab, "perf.e2e_m1"));
+    if (!h.contains("eager_us") && !e.contains("eager_us")) return "";
+    std::vector<Bar> bars = {{"host submit: eager", number(h, "eager_us"), "#9aa5b1"},
+                             {"host submit: replay", number(h, "graph_us"), "#3d7dd8"},
+                             {"host submit: empty graph", number(h, "empty_graph_us"), "#ccc"},
+                             {"step end to end: eager", number(e, "eager_us"), "#9aa5b1"},
+                             {"step end to end: replay", number(e, "graph_us"), "#3d7dd8"},
+                             {"step on the device", number(e, "device_us"), "#2a9d8f"}};
+    return figure("08", bars_svg(bars, "µs", true),
+                  "Per decode step, measured in this run: what the host spends submitting it (eager launches against one graph "
+                  "replay), and the step end to end against its device time alone (log scale).");
+}
+
+// Lab 09: a shape's cost over r calls, P + r·T for the specialised kernel against r·T of the generic and bucketed
+// ones, and where they cross.
+std::string picture_09(const json& lab) {
+    const json& d = details_of(check_of(lab, "perf.policy"));
+    const json& costs = d.value("call_ms_generic_bucketed_specialized_and_p", json::object());
+    if (!costs.is_object() || costs.empty()) return "";
+    // The shape where specialising pays soonest.
+    std::string best;
+    double best_r = INFINITY;
+    for (const auto& [shape, v] : costs.items()) {
+        if (!v.is_array() || v.size() < 4) continue;
+        const double tg = std::min(v[0].get<double>(), v[1].get<double>()), ts = v[2].get<double>(), p = v[3].get<double>();
+        if (ts < tg && p / (tg - ts) < best_r) best_r = p / (tg - ts), best = shape;
+    }
+    if (best.empty()) return "";
+    const json& v = costs[best];
+    const double tgen = v[0].get<double>(), tb = v[1].get<double>(), ts = v[2].get<double>(), p = v[3].get<double>();
+    const double rmax = best_r * 2.2, w = 520, h = 240, l = 56, r = 16, t = 10, b = 36;
+    const double ymax = std::max({tgen, tb} ) * rmax * 1.05;
+    const auto X = [&](double calls) { return l + (w - l - r) * calls / rmax; };
+    const auto Y = [&](double ms) { return t + (h - t - b) * (1 - ms / ymax); };
+    std::ostringstream s;
+    s << "<svg class=\"crossover\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h << "\">";
+    s << "<rect x=\"" << l << "\" y=\"" << t << "\" width=\"" << w - l - r << "\" height=\"" << h - t - b << "\" fill=\"#fff\" stroke=\"#ccd\"/>";
+    int legend = 0;
+    const auto line = [&](double p0, double slope, const char* colour, const std::string& name) {
+        s << "<line x1=\"" << px(X(0)) << "\" y1=\"" << px(Y(p0)) << "\" x2=\"" << px(X(rmax)) << "\" y2=\"" << px(Y(p0 + slope * rmax))
+          << "\" stroke=\"" << colour << "\" stroke-width=\"2\"><title>" << esc(name) << "</title></line>";
+        const double ly = t + 14 + 14 * legend++;
+        s << "<line x1=\"" << l + 8 << "\" x2=\"" << l + 26 << "\" y1=\"" << ly - 4 << "\" y2=\"" << ly - 4 << "\" stroke=\"" << colour
+          << "\" stroke-width=\"2\"/><text x=\"" << l + 30 << "\" y=\"" << ly << "\">" << esc(name) << "</text>";
+    };
+    line(0, tgen, "#9aa5b1", "generic r·T");
+    line(0, tb, "#666", "bucketed r·T");
+    line(p, ts, "#3d7dd8", "specialised P + r·T");
+    s << "<circle class=\"crossover-point\" cx=\"" << px(X(best_r)) << "\" cy=\"" << px(Y(p + ts * best_r)) << "\" r=\"5\" fill=\"#c33\"/>"
+      << "<text x=\"" << px(X(best_r) + 6) << "\" y=\"" << px(Y(p + ts * best_r) + 14) << "\" fill=\"#c33\">r* ≈ " << fmt(best_r) << " calls</text>";
+    s << "<text x=\"" << (l + w - r) / 2 << "\" y=\"" << h - 6 << "\" text-anchor=\"middle\">calls r of shape " << esc(best)
+      << "</text><text x=\"" << l - 4 << "\" y=\"" << px(Y(ymax) + 10) << "\" text-anchor=\"end\">" << fmt(ymax) << " ms</text><text x=\""
+      << l - 4 << "\" y=\"" << px(Y(0)) << "\" text-anchor=\"end\">0</text></svg>";
+    return figure("09", s.str(),
+                  "Shape " + best + ", measured in this run: the specialised kernel costs P = " + fmt(p) + " ms to prepare, then " + fmt(ts) +
+                      " ms a call, against " + fmt(tgen) + " ms (generic) and " + fmt(tb) + " ms (bucketed): it pays after r* = P / (T_other − T_spec) ≈ " +
+                      fmt(best_r) + " calls, the soonest of the " + std::to_string(costs.size()) + " shapes timed.");
+}
+
+std::string lab_picture(const json& lab) {
+    const std::string id = text(lab, "id");
+    if (id == "01") return picture_01(lab);
+    if (id == "04") return picture_04(lab);
+    if (id == "06") return picture_06(lab);
+    if (id == "08") return picture_08(lab);
+    if (id == "09") return picture_09(lab);
+    return "";
+}
+
 // ---------------------------------------------------------------- a student's page
 
 std::string checks_table(const json& lab, const json& ceilings) {
@@ -416,7 +640,7 @@ std::string report_html(const json& report, const std::string& source) {
         b << " · " << fmt(number(lab, "seconds", 0)) << " s</p>";
         for (const json& f : lab.value("failures", json::array())) b << "<p class=\"st-fail\">" << esc(f.get<std::string>()) << "</p>";
         for (const json& f : lab.value("warnings", json::array())) b << "<p class=\"hint\">warning: " << esc(f.get<std::string>()) << "</p>";
-        b << checks_table(lab, ceilings) << "</section>\n";
+        b << lab_picture(lab) << checks_table(lab, ceilings) << "</section>\n";
     }
     return page("Grader report" + (who.empty() ? "" : ": " + who), b.str());
 }

@@ -175,6 +175,12 @@ expect(len(dom.find("svg", cls="gauge")) + len(dom.find("svg", cls="roofline")) 
 with_timings = [x for x in timed if any(isinstance(v, dict) and "median_ms" in v for v in x[1]["details"].values())]
 expect(len(dom.find("svg", cls="timings")) == len(with_timings), f"h100: the timings of each timed check ({len(with_timings)})")
 expect("NVIDIA H100" in dom.all_text(), "h100: the GPU is named")
+pictures = {a.get("id") for a in dom.find("figure", cls="lab-picture")}
+expect(pictures == {"picture-01", "picture-04", "picture-06", "picture-08", "picture-09"},
+       "h100: the pictures of labs 01 (pipeline schedule), 04 (bank conflicts), 06 (stages against the bound), "
+       "08 (host and device, eager and replay) and 09 (P + r·T and the crossover), from the run's data: " + str(sorted(pictures)))
+expect(len(dom.find("line", cls="t-measured")) == 1 and len(dom.find("circle", cls="crossover-point")) == 1,
+       "h100: lab 01's measured T_pipe and lab 09's crossover are marked")
 
 # ---- the class page
 klass = os.path.join(work, "class")
