@@ -141,7 +141,7 @@ namespace {
 struct GradeCli {
     std::vector<std::string> selectors;
     bool solution = false, list = false, verbose = false, no_build = false, no_colour = false, no_ceilings = false;
-    bool watch = false;
+    bool watch = false, profile = false;
     std::uint64_t seed = 0;
     std::string json_file, junit_file, csv_file, html_file, only = "all", registry_path = LABS_REGISTRY_PATH, expect, submission;
     double timeout = 300;
@@ -192,6 +192,9 @@ void add_options(CLI::App& app, GradeCli& o) {
     app.add_option("--watch-rounds", o.watch_rounds, "For tests: stop --watch after this many rounds")->group("");
     app.add_flag("--list", o.list, "List the labs and exit");
     app.add_flag("--verbose,-v", o.verbose, "Show every check's message and the labs' own output");
+    app.add_flag("--profile", o.profile, "After each lab's checks, read its evidence under Nsight Compute (bank conflicts, "
+                                         "occupancy, stalls: what the lab teaches; at most 30 s a lab; it grades nothing) "
+                                         "for the --html page");
     app.add_flag("--no-build", o.no_build, "Do not rebuild the labs first");
     app.add_flag("--no-color", o.no_colour, "No colours in the table");
     app.add_flag("--no-ceilings", o.no_ceilings,
@@ -226,6 +229,7 @@ GradeOptions grade_options(const GradeCli& cli, const ClassConfig& config) {
     opts.code = cli.only != "answers";
     if (cli.only != "all" && cli.only != "answers" && cli.only != "code") opts.only_checks = cli.only;
     opts.build = !cli.no_build;
+    opts.profile = cli.profile;
     opts.timeout_s = cli.timeout;
     opts.verbose = cli.verbose;
     opts.seed = cli.seed;

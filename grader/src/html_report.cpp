@@ -554,6 +554,47 @@ std::string lab_picture(const json& lab) {
     return "";
 }
 
+// With --profile: what Nsight Compute read of the lab's profile targets, per kernel, in the lab's words.
+std::string evidence_html(const json& lab) {
+    if (!lab.contains("profile") || !lab["profile"].is_array() || lab["profile"].empty()) return "";
+    std::ostringstream s;
+    s << "<div class=\"evidence-all\"><h3>Evidence from Nsight Compute</h3>";
+    for (const json& e : lab["profile"]) {
+        s << "<div class=\"evidence\" id=\"evidence-" << esc(text(lab, "id")) << "-" << esc(text(e, "target")) << "\"><p><b>"
+          << esc(text(e, "target")) << "</b>: " << esc(text(e, "idea"));
+        if (e.contains("seconds") && e["seconds"].is_number()) s << " <span class=\"hint\">(" << fmt(e["seconds"].get<double>(), 2) << " s)</span>";
+        s << "</p>";
+        const std::string skipped = text(e, "skipped");
+        const json& kernels = e.value("kernels", json::array());
+        if (!skipped.empty() || kernels.empty()) {
+            s << "<p class=\"why\">Not read: " << esc(skipped.empty() ? std::string("the target launched no kernel") : skipped) << ".</p></div>";
+            continue;
+        }
+        const json& metrics = e.value("metrics", json::array());
+        s << "<table class=\"counters\"><tr><th>kernel</th>";
+        for (const json& m : metrics)
+            s << "<th class=\"num\" title=\"" << esc(text(m, "metric")) << (text(m, "per").empty() ? "" : " / " + esc(text(m, "per"))) << "\">"
+              << esc(text(m, "label")) << "</th>";
+        s << "</tr>";
+        for (const json& k : kernels) {
+            s << "<tr><td><code>" << esc(text(k, "name")) << "</code></td>";
+            const json& values = k.value("metrics", json::object());
+            for (const json& m : metrics) {
+                double v = number(values, text(m, "metric").c_str());
+                if (!text(m, "per").empty()) {
+                    const double per = number(values, text(m, "per").c_str());
+                    v = per > 0 ? v / per : NAN;
+                }
+                s << "<td class=\"num\">" << fmt(v) << "</td>";
+            }
+            s << "</tr>";
+        }
+        s << "</table></div>";
+    }
+    s << "</div>";
+    return s.str();
+}
+
 // ---------------------------------------------------------------- a student's page
 
 std::string checks_table(const json& lab, const json& ceilings) {
@@ -632,6 +673,11 @@ std::string report_html(const json& report, const std::string& source) {
     b << "</nav></header>\n";
     const json& ceilings = report.value("ceilings", json());
     b << ceilings_card(ceilings);
+    bool profiled = false;
+    for (const json& lab : report.value("labs", json::array())) profiled = profiled || lab.contains("profile");
+    if (fp.is_object() && !profiled)
+        b << "<p class=\"hint\" id=\"profile-hint\">Run with <code>--profile</code> to add each lab's evidence from Nsight "
+             "Compute (bank conflicts, occupancy, stall reasons, DRAM bytes, tensor-pipe use).</p>";
     for (const json& lab : report.value("labs", json::array())) {
         b << "<section class=\"lab\" id=\"lab-" << esc(text(lab, "id")) << "\"><h2>Lab " << esc(text(lab, "id")) << " — "
           << esc(text(lab, "title")) << "</h2><p><b>" << pts(number(lab, "points", 0)) << " / "
@@ -640,7 +686,7 @@ std::string report_html(const json& report, const std::string& source) {
         b << " · " << fmt(number(lab, "seconds", 0)) << " s</p>";
         for (const json& f : lab.value("failures", json::array())) b << "<p class=\"st-fail\">" << esc(f.get<std::string>()) << "</p>";
         for (const json& f : lab.value("warnings", json::array())) b << "<p class=\"hint\">warning: " << esc(f.get<std::string>()) << "</p>";
-        b << lab_picture(lab) << checks_table(lab, ceilings) << "</section>\n";
+        b << lab_picture(lab) << checks_table(lab, ceilings) << evidence_html(lab) << "</section>\n";
     }
     return page("Grader report" + (who.empty() ? "" : ": " + who), b.str());
 }

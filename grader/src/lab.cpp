@@ -227,6 +227,12 @@ void Lab::profile_target(std::string name, std::function<void()> run) {
         throw std::logic_error("lab definition error: profile target '" + name + "' declared twice");
 }
 
+void Lab::profile_evidence(ProfileEvidence e) {
+    if (e.target.empty() || e.metrics.empty())
+        throw std::logic_error("lab definition error: profiler evidence needs a target and at least one metric");
+    evidence_.push_back(std::move(e));
+}
+
 void Lab::performance(std::string id, std::string title, double points, PerfSpec spec,
                       std::function<PerfResult(Context&)> fn) {
     if (!(spec.full_bar > spec.pass_bar) || spec.pass_bar <= 0)

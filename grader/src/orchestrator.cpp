@@ -198,6 +198,11 @@ struct Transcript {
                 read_result(m);
             } else if (type == "warning") {
                 r.warnings.push_back(m.value("message", ""));
+            } else if (type == "profile") {
+                // Evidence for the page (it grades nothing): after the checks, before 'done'.
+                if (!running.empty()) wrong_order("a 'profile' message while '" + running + "' runs");
+                if (!m.contains("evidence") || !m["evidence"].is_object()) wrong_order("a 'profile' message without evidence");
+                else r.profile.push_back(m["evidence"]);
             } else if (type == "device") {
                 read_device(m, r);
             } else if (type == "progress") {
@@ -543,6 +548,7 @@ PartResult run_code_runner(const LabEntry& lab, const GradeOptions& opts, const 
     std::vector<std::string> args = {"--report-fd", "3", "--seed", std::to_string(opts.seed)};
     if (!opts.only_checks.empty()) args.insert(args.end(), {"--only", opts.only_checks});
     if (opts.plan_only) args.emplace_back("--plan");
+    if (opts.profile && !opts.plan_only) args.emplace_back("--profile");
     nlohmann::json params = {{"args", args}, {"own_symbols", own_symbols}};
     if (!opts.ceilings_file.empty()) {
         std::ifstream f(opts.ceilings_file);
@@ -640,6 +646,7 @@ LabResult grade_lab(const LabEntry& lab, const GradeOptions& opts) {
         res.sandbox = part.sandbox;
         res.sandbox_notes = part.sandbox_notes;
         res.sandbox_ms = part.sandbox_ms;
+        res.profile = part.profile;
         if (!part.sandbox.empty() && part.sandbox != "seccomp+landlock") {
             std::string why;
             for (const std::string& x : part.sandbox_notes) why += (why.empty() ? "" : "; ") + x;

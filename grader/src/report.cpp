@@ -169,6 +169,7 @@ nlohmann::json to_json(const RunReport& r) {
         if (!l.observer.empty()) lab["observer"] = l.observer;
         if (!l.sandbox.empty())
             lab["sandbox"] = {{"level", l.sandbox}, {"notes", l.sandbox_notes}, {"install_ms", l.sandbox_ms}};
+        if (!l.profile.empty()) lab["profile"] = l.profile;
         labs.push_back(std::move(lab));
     }
     nlohmann::json j = {{"schema_version", kReportSchemaVersion},

@@ -547,7 +547,7 @@ CheckResult run_one_code_check(const Lab& lab, std::size_t i, Context& ctx, cons
 // The code runner's checks of @p order, in turn; after a lost CUDA context, the rest are not run. Returns the exit
 // code (3 after a lost context).
 int run_code_checks(const Lab& lab, const std::vector<std::size_t>& order, const std::string& no_gpu, const GpuHooks& gpu,
-                    Context& ctx, Emitter& out) {
+                    Context& ctx, Emitter& out, bool profile) {
     std::map<std::string, Status> done;
     std::string fatal;
     for (std::size_t i : order) {
@@ -568,6 +568,28 @@ int run_code_checks(const Lab& lab, const std::vector<std::size_t>& order, const
         out.send({{"type", "result"}, {"result", r}});
         if (!fatal.empty() && r.status != Status::not_run) out.send({{"type", "fatal"}, {"reason", fatal}});
     }
+    // With --profile, the lab's evidence under Nsight Compute, after every check (it grades nothing): at most 30 s a lab.
+    if (profile)
+        for (const ProfileEvidence& e : lab.evidence()) {
+            nlohmann::json ev = {{"target", e.target}, {"idea", e.idea}, {"metrics", nlohmann::json::array()}, {"kernels", nlohmann::json::array()}};
+            for (const EvidenceMetric& m : e.metrics) ev["metrics"].push_back({{"metric", m.metric}, {"label", m.label}, {"per", m.per}});
+            if (!lab.profile_targets().count(e.target)) ev["skipped"] = "lab definition error: no profile target '" + e.target + "'";
+            else if (!fatal.empty()) ev["skipped"] = "not run: " + fatal;
+            else if (!ctx.gpu_available) ev["skipped"] = "no GPU: " + no_gpu;
+            else if (!gpu.profile) ev["skipped"] = "this runner cannot run a profiler";
+            else {
+                const int budget = std::max(10, 30 / static_cast<int>(lab.evidence().size()));
+                try {
+                    const nlohmann::json got = gpu.profile(e, budget);
+                    ev["skipped"] = got.value("skipped", "");
+                    ev["kernels"] = got.value("kernels", nlohmann::json::array());
+                    ev["seconds"] = got.value("seconds", 0.0);
+                } catch (const std::exception& ex) {
+                    ev["skipped"] = std::string("the profiler failed: ") + ex.what();
+                }
+            }
+            out.send({{"type", "profile"}, {"evidence", ev}});
+        }
     out.send({{"type", "done"}});
     return fatal.empty() ? 0 : 3;
 }
@@ -710,7 +732,7 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
             out.send({{"type", "progress"}, {"text", text}});
         });
     }
-    return run_code_checks(lab, order, no_gpu, gpu, ctx, out);
+    return run_code_checks(lab, order, no_gpu, gpu, ctx, out, opts.profile);
 }
 
 int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&), const GpuHooks& gpu) {
@@ -729,6 +751,7 @@ int runner_main(int argc, char** argv, RunnerMode mode, void (*register_fn)(Lab&
     app.add_option("--course-seed", opts.course_seed, "The course's seed (with --student, draws each student's cases)");
     app.add_option("--ceilings", ceilings_file, "JSON with the ceilings the grader measured");
     app.add_flag("--plan", opts.plan_only, "Send the plan and stop");
+    app.add_flag("--profile", opts.profile, "After the checks, read the lab's profiler evidence under Nsight Compute");
     app.add_option("--only", opts.only,
                    "Run only these checks (ids or globs, separated by commas; the checks they require run too)");
     app.add_option("--own-symbols", opts.own_symbols_file, "Symbols the graded code's objects define (from the grader)");

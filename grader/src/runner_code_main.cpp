@@ -128,6 +128,16 @@ int main(int argc, char** argv) {
             out.push_back({{"name", l.name}, {"grid", l.grid}, {"block", l.block}, {"dynamic_smem", l.dynamic_smem}});
         return out;
     };
+    gpu.profile = [](const gpulab::grader::ProfileEvidence& e, int timeout_s) {
+        std::vector<std::string> metrics;
+        for (const gpulab::grader::EvidenceMetric& m : e.metrics) metrics.push_back(m.metric);
+        const auto t0 = std::chrono::steady_clock::now();
+        const gpulab::grader::NcuProfile p = gpulab::grader::ncu_profile(e.target, metrics, timeout_s);
+        nlohmann::json kernels = nlohmann::json::array();
+        for (const gpulab::grader::NcuKernel& k : p.kernels) kernels.push_back({{"name", k.name}, {"metrics", k.metrics}});
+        return nlohmann::json{{"skipped", p.skipped}, {"kernels", kernels},
+                              {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+    };
     gpu.check_begins = [] {
         gpulab::grader::Observer& o = gpulab::grader::Observer::instance();
         if (o.running()) o.forget_before(o.now());

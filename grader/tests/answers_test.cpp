@@ -439,6 +439,56 @@ TEST_CASE("A profile target is declared once, by a name", "[runner][profile]") {
     CHECK_THROWS_AS(lab.profile_target("", [] {}), std::logic_error);
 }
 
+TEST_CASE("With --profile, the runner reads each declared evidence after the checks and sends it; without, nothing",
+          "[runner][profile]") {
+    Lab lab;
+    lab.host_check("h", "a host check", 1, [](Context&) { return CorrectnessResult{true, "ok"}; });
+    lab.profile_target("t", [] {});
+    lab.profile_evidence({"t", "what t shows", {{"m1", "first", ""}, {"m2", "second per first", "m1"}}});
+    lab.profile_evidence({"nowhere", "a target never declared", {{"m1", "first", ""}}});
+    CHECK_THROWS_AS(lab.profile_evidence({"t", "no metric", {}}), std::logic_error);
+    GpuHooks gpu = pretend_gpu();
+    std::vector<std::string> asked;
+    gpu.profile = [&asked](const ProfileEvidence& e, int timeout_s) {
+        asked.push_back(e.target + "/" + std::to_string(timeout_s));
+        return nlohmann::json{{"skipped", ""}, {"kernels", {{{"name", "k"}, {"metrics", {{"m1", 4.0}, {"m2", 8.0}}}}}}, {"seconds", 1.5}};
+    };
+    const auto messages = [&](bool profile) {
+        RunnerOptions o;
+        o.mode = RunnerMode::code;
+        o.profile = profile;
+        const std::string path = (std::filesystem::temp_directory_path() /
+                                  ("grader-profile-" + std::to_string(::getpid()) + ".jsonl")).string();
+        std::FILE* f = std::fopen(path.c_str(), "w");
+        Emitter em(f);
+        run_lab(lab, o, gpu, em);
+        std::fclose(f);
+        std::ifstream in(path);
+        std::vector<nlohmann::json> out;
+        for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+        std::remove(path.c_str());
+        return out;
+    };
+    const std::vector<nlohmann::json> with = messages(true);
+    std::vector<nlohmann::json> evidence;
+    std::size_t last_result = 0, first_profile = with.size();
+    for (std::size_t i = 0; i < with.size(); ++i) {
+        if (with[i]["type"] == "result") last_result = i;
+        if (with[i]["type"] == "profile") evidence.push_back(with[i]["evidence"]), first_profile = std::min(first_profile, i);
+    }
+    REQUIRE(evidence.size() == 2);
+    CHECK(first_profile > last_result);                // after every check
+    CHECK(with.back()["type"] == "done");              // and before 'done'
+    CHECK(asked == std::vector<std::string>{"t/15"});  // 30 s a lab, shared by its two evidences
+    CHECK(evidence[0]["kernels"][0]["metrics"]["m2"] == 8.0);
+    CHECK(evidence[0]["metrics"][1]["per"] == "m1");
+    CHECK(evidence[0]["skipped"] == "");
+    CHECK(evidence[1]["skipped"] == "lab definition error: no profile target 'nowhere'");
+    asked.clear();
+    for (const nlohmann::json& m : messages(false)) CHECK(m["type"] != "profile");
+    CHECK(asked.empty());
+}
+
 TEST_CASE("A performance check that declares no plausibility floor is a lab definition error", "[runner][plausibility]") {
     const auto r = run_code(measuring_3x(), pretend_gpu());
     CHECK(r.at("perf.x")["status"] == "error");

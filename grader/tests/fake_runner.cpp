@@ -46,6 +46,7 @@ void raw(const std::string& line) {
 // The options, like a real runner's, on its command line and (from the grader) in the parameters on the key pipe.
 struct Options {
     std::string behave = "ok", only;
+    bool profile = false;  // --profile: the timed behaviour sends profiler evidence
     nlohmann::json params = nlohmann::json::object();
 };
 
@@ -58,6 +59,7 @@ Options parse(int argc, char** argv) {
     }
     for (std::size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "--behave" && i + 1 < args.size()) o.behave = args[++i];
+        if (args[i] == "--profile") o.profile = true;
         else if (args[i] == "--only" && i + 1 < args.size()) o.only = args[++i];
         else if (args[i] == "--report-fd" && i + 1 < args.size()) out = fdopen(std::atoi(args[++i].c_str()), "w");
     }
@@ -128,7 +130,7 @@ int unfair(Emitter& e) {
 
 // Two timed performance checks as a lab's runner reports them (the report page's pictures, without a GPU): one
 // whose work has FLOPs and bytes (a roofline), one with bytes alone (a bandwidth gauge), and a correctness check.
-int timed(Emitter& e) {
+int timed(Emitter& e, bool profile) {
     e.send({{"type", "hello"}, {"protocol", gpulab::grader::kProtocolVersion}, {"mode", "code"}, {"seed", 1}});
     e.send({{"type", "plan"},
             {"checks",
@@ -157,6 +159,18 @@ int timed(Emitter& e) {
     e.send(perf("perf.gemm", "partial", 7.5, 0.75, 0.2, 0.15,
                 {{"bytes", 1.0e8}, {"flops", 1.1e11}, {"tensor", true}, {"host_bytes", 0}}));
     e.send(perf("perf.copy", "pass", 10, 0.95, 0.5, 0.475, {{"bytes", 1.5e9}, {"flops", 0}, {"tensor", false}, {"host_bytes", 0}}));
+    if (profile) {
+        e.send({{"type", "profile"},
+                 {"evidence",
+                  {{"target", "transposes"}, {"idea", "bank conflicts per shared-memory request"},
+                   {"metrics", {{{"metric", "conflicts"}, {"label", "conflicts"}, {"per", ""}},
+                                {{"metric", "wavefronts"}, {"label", "wavefronts per request"}, {"per", "requests"}}}},
+                   {"kernels", {{{"name", "transpose_padded"}, {"metrics", {{"conflicts", 3042}, {"wavefronts", 262144}, {"requests", 131072}}}}}},
+                   {"skipped", ""}, {"seconds", 4.2}}}});
+        e.send({{"type", "profile"},
+                 {"evidence", {{"target", "stages"}, {"idea", "stall reasons"}, {"metrics", {{{"metric", "stall"}, {"label", "stall"}, {"per", ""}}}},
+                               {"kernels", nlohmann::json::array()}, {"skipped", "ncu is not installed"}}}});
+    }
     e.send({{"type", "done"}});
     return 0;
 }
@@ -237,7 +251,7 @@ int main(int argc, char** argv) {
     }
     if (o.behave == "invalid_once" || o.behave == "invalid_always") return invalid(e, o);
     if (o.behave == "unfair") return unfair(e);
-    if (o.behave == "timed") return timed(e);
+    if (o.behave == "timed") return timed(e, o.profile);
     if (o.behave == "bad_plan") return bad_plan(e);
     hello_plan(e);
     e.send({{"type", "start"}, {"id", "c1"}});

@@ -6,7 +6,8 @@ The report pages (grader/html_report.hpp), rendered by headless Chromium and rea
     (a roofline and a bandwidth gauge, drawn from this run's fake ceilings), one with a fairness note;
   - a real run here (`grader 00 --no-ceilings`: without a GPU, or with the ceilings not measured, its performance
     checks say why they have no pictures);
-  - a saved report of a real GPU run (fixtures/report_h100_solution.json: all ten labs' solutions on an H100);
+  - a saved report of a real GPU run (fixtures/report_h100_solution.json: all ten labs' solutions on an H100, their
+    code checks only: its answer checks would print the answer key into a student's release);
   - a class page from a gradebook naming those reports, with two more students whose ratios overlap and one whose
     report cannot be read.
 Each page: nothing fetched (no script, no external URL), no console error, the elements its data call for, and a
@@ -122,7 +123,7 @@ json.dump({"labs": labs, "ceilings_command": ["sh", "-c", 'cp "$0" "$2"', os.pat
           open(registry, "w"))
 fake_json, fake_html = os.path.join(work, "fake.json"), os.path.join(work, "fake.html")
 rc, out = run([grader, "--registry", registry, "--no-build", "--only", "code", "--timeout", "2", "--json", fake_json,
-               "--html", fake_html])
+               "--html", fake_html, "--profile"])
 expect(rc == 1 and os.path.isfile(fake_html), f"grader --html writes the page of a run that failed (exit {rc})")
 fake = json.load(open(fake_json))
 self_contained(fake_html, "fake")
@@ -139,6 +140,11 @@ expect(len(dom.find("svg", cls="gauge", id_prefix="gauge-03-perf.copy")) == 1, "
 expect(len(dom.find("svg", cls="timings")) == 2, "fake: each timed check shows its timings")
 expect("750 TFLOP/s" not in dom.all_text() and "550 TFLOP/s" in dom.all_text(),
        "fake: the roofline's numbers come from the run (1.1e11 FLOPs in 0.2 ms = 550 TFLOP/s)")
+expect(len(dom.find("div", cls="evidence")) == 2 and len(dom.find("table", cls="counters")) == 1
+       and "2.00" in dom.all_text() and "ncu is not installed" in dom.all_text(),
+       "fake: with --profile, the profiler's evidence per kernel (a counter divided by another: 262144 / 131072 = 2.00), "
+       "and why an evidence was not read")
+expect(not dom.find("p", id_prefix="profile-hint"), "fake: no hint to run --profile on a page that has its evidence")
 expect(len(dom.find("section", id_prefix="ceilings")) == 1 and "3000 GB/s" in dom.all_text(), "fake: the run's ceilings")
 rc, out, secs = timed_report([fake_json], os.path.join(work, "fake-saved.html"))
 saved = open(os.path.join(work, "fake-saved.html")).read().replace(fake_json, "this run")
@@ -175,6 +181,7 @@ expect(len(dom.find("svg", cls="gauge")) + len(dom.find("svg", cls="roofline")) 
 with_timings = [x for x in timed if any(isinstance(v, dict) and "median_ms" in v for v in x[1]["details"].values())]
 expect(len(dom.find("svg", cls="timings")) == len(with_timings), f"h100: the timings of each timed check ({len(with_timings)})")
 expect("NVIDIA H100" in dom.all_text(), "h100: the GPU is named")
+expect(len(dom.find("p", id_prefix="profile-hint")) == 1, "h100: a GPU run without --profile says how to get the evidence")
 pictures = {a.get("id") for a in dom.find("figure", cls="lab-picture")}
 expect(pictures == {"picture-01", "picture-04", "picture-06", "picture-08", "picture-09"},
        "h100: the pictures of labs 01 (pipeline schedule), 04 (bank conflicts), 06 (stages against the bound), "

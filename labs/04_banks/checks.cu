@@ -461,6 +461,15 @@ void register_checks(Lab& lab) {
         lab.correctness("probe." + layout_name(s->id), s->title + " layout: clock64 probe", 2,
                         [s](Context&) { return check_probe(*s); });
     lab.profile_target("transposes", &profile_transposes);
+    // grader --profile: the idea of the lab in the hardware's own count (the report page shows it; no points).
+    lab.profile_evidence({"transposes",
+                          "each transpose's shared-memory loads: how many wavefronts a load request takes (1: no "
+                          "conflict, 32: every thread of the warp in one bank) and the conflicts counted",
+                          {{"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "wavefronts per load request",
+                            kSharedLoads},
+                           {kLoadConflicts, "load bank conflicts", ""},
+                           {kStoreConflicts, "store bank conflicts", ""},
+                           {kSharedLoads, "shared load requests", ""}}});
     for (const LayoutSpec* s : {&kPadded, &kSwizzled})
         lab.correctness("conflicts." + layout_name(s->id), s->title + ": conflicts (ncu)", 2,
                         [s](Context&) { return check_conflicts(*s); });

@@ -484,6 +484,18 @@ void register_checks(Lab& lab) {
     lab.profile_target("producer", [] {
         for (const Variant& v : producer_variants()) small_run(v.launch);
     });
+    // grader --profile: why a warp waits, per pipeline (the report page shows it; no points). Each figure is the
+    // average number of warps stalled for that reason per issued instruction.
+    const std::vector<EvidenceMetric> stalls = {
+        {"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio", "waiting for global memory", ""},
+        {"smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio", "at a barrier", ""},
+        {"smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio", "waiting for shared memory", ""},
+        {"smsp__average_warps_issue_stalled_wait_per_issue_active.ratio", "fixed latency wait", ""},
+        {"smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio", "math pipe busy", ""}};
+    lab.profile_evidence({"stages", "stall reasons of the staged pipelines (1 to 6 stages): a deeper pipeline should wait "
+                                    "less for global memory",
+                          stalls});
+    lab.profile_evidence({"producer", "stall reasons with a producer warp (2 to 6 slots)", stalls});
     lab.correctness("hazards.one_slot", "(a) one slot under compute-sanitizer (racecheck, synccheck)", 3, [](Context& ctx) {
         return check_hazards(ctx, "one_slot", "one slot", {{"one slot", &launch_one_slot}});
     });

@@ -19,7 +19,8 @@
  * Where a picture cannot be drawn, the page says why (no GPU, the check skipped, no work model).
  * Labs 01, 04, 06, 08 and 09 also get a picture of their own from their checks' data (the pipeline's schedule,
  * the bank conflicts per layout, the stages against the bound, host and device per step, P + r·T and its
- * crossover); docs/grading.md, "Reports".
+ * crossover); docs/grading.md, "Reports". With `grader --profile`, each lab's evidence from Nsight Compute
+ * (labs[].profile: the counters its declared ProfileEvidence reads, per kernel) follows its checks.
  *
  * The class page: per lab and check, the distribution of points; per performance check, each student's ratio
  * with the interval its timings allow and a rank that respects it (students whose intervals overlap share a

@@ -258,6 +258,23 @@ struct PerfResult {
     bool baseline_compared = false;  ///< the helpers compared the baseline with its timing alone
 };
 
+/** @brief One counter a lab's profiler evidence reads (an Nsight Compute metric), as the report page shows it. */
+struct EvidenceMetric {
+    std::string metric;  ///< the ncu metric name ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum")
+    std::string label;   ///< what it says, in the lab's words ("bank conflicts of the shared loads")
+    std::string per;     ///< another metric of the same evidence to divide by ("": the value as read)
+};
+
+/**
+ * @brief What `grader --profile` shows of a lab: a profile target (Lab::profile_target()) run under Nsight Compute,
+ * with the counters that speak to the lab's idea. Evidence for a person to read: it grades nothing.
+ */
+struct ProfileEvidence {
+    std::string target;                   ///< the profile target to run
+    std::string idea;                     ///< what the counters show, one sentence ("bank conflicts per request")
+    std::vector<EvidenceMetric> metrics;  ///< the counters, in the order the page shows them
+};
+
 /** @brief One declared check, as the runner knows it. */
 struct CheckDecl {
     std::string id;          ///< unique within the lab, e.g. "correct.n1000" or the answer key
@@ -385,6 +402,14 @@ public:
      * @param name names it @param run launches the work and waits for it
      */
     void profile_target(std::string name, std::function<void()> run);
+    /**
+     * @brief Declares what `grader --profile` reads of this lab (grader/html_report.hpp: the page's "Evidence from
+     * Nsight Compute"). Its target must be a declared profile target. @param e the evidence
+     */
+    void profile_evidence(ProfileEvidence e);
+    /** @brief The declared evidence, in order. */
+    [[nodiscard]] const std::vector<ProfileEvidence>& evidence() const noexcept { return evidence_; }
+
     /** @brief The declared profile targets, by name. */
     [[nodiscard]] const std::map<std::string, std::function<void()>>& profile_targets() const noexcept {
         return profile_targets_;
@@ -414,6 +439,7 @@ private:
     std::map<std::string, Baseline> baselines_;
     std::map<std::string, ExerciseCase> cases_;
     std::map<std::string, std::function<void()>> profile_targets_;
+    std::vector<ProfileEvidence> evidence_;
     std::vector<std::string> given_kernels_;
     std::vector<std::function<GradedCalc(const Context&)>> graded_calcs_;
 };

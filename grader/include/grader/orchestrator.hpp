@@ -79,6 +79,7 @@ struct PartResult {
     std::string sandbox;                   ///< the sandbox that held: "seccomp+landlock", "seccomp only", ...
     std::vector<std::string> sandbox_notes;  ///< why a part of it did not hold
     double sandbox_ms = 0;                   ///< what installing it took
+    nlohmann::json profile = nlohmann::json::array();  ///< with --profile: the lab's profiler evidence, as read
 };
 
 /**
@@ -116,6 +117,7 @@ struct GradeOptions {
     std::string ceilings_file;           ///< JSON with measured ceilings ("" when none)
     int retry_invalid = 0;               ///< regrade INVALID checks up to this many times (new process each)
     std::string only_checks;             ///< grade only these checks: ids or globs, comma-separated ("" : all)
+    bool profile = false;                ///< after the checks, read each lab's profiler evidence (Nsight Compute)
     bool plan_only = false;              ///< ask the runners for their plans and grade nothing (the ids of the checks)
     std::string student;                 ///< student id: per-student exercise cases ("" : the stated cases)
     std::uint64_t course_seed = 0;       ///< the course's seed, which draws each student's cases
@@ -144,6 +146,7 @@ struct LabResult {
     std::string sandbox;                 ///< the sandbox the graded code ran in ("seccomp+landlock", ..., "none")
     std::vector<std::string> sandbox_notes;  ///< why a part of it did not hold
     double sandbox_ms = 0;                   ///< what installing it took
+    nlohmann::json profile = nlohmann::json::array();  ///< with --profile: its profiler evidence (report: labs[].profile)
     std::string output_tail;             ///< output of a failed child, for diagnosis
     double seconds = 0;                  ///< time spent on this lab
 

@@ -50,6 +50,7 @@ struct RunnerOptions {
     std::vector<std::string> hidden;         ///< folders the graded code may not read, besides the course's
     std::string scratch;                     ///< the folder it may write ("": the runner makes one)
     Prepared prepared;                       ///< what GpuHooks::prepare did
+    bool profile = false;                    ///< after the checks, read the lab's profiler evidence (--profile)
 };
 
 /** @brief How the code runner sees the GPU (injected so that the answers runner needs no CUDA). */
@@ -76,6 +77,9 @@ struct GpuHooks {
     std::function<nlohmann::json()> profile_launches;
     /** @brief Before each code check: lets the observer drop what earlier checks recorded. */
     std::function<void()> check_begins;
+    /** @brief With --profile: runs @p evidence's target under Nsight Compute within @p timeout_s seconds and returns
+     *  what it read, as the report's labs[].profile entries hold it (docs/report-schema.json). */
+    std::function<nlohmann::json(const ProfileEvidence& evidence, int timeout_s)> profile;
     /** @brief Routes progress of the timing loops ("lab03 v3 vs cuBLAS (48/300 samples)") to @p sink. */
     std::function<void(std::function<void(const std::string&)> sink)> progress;
 };
