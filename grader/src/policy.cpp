@@ -4,6 +4,7 @@
 #include <cxxabi.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <regex>
 #include <set>
@@ -154,6 +155,12 @@ std::vector<Violation> check_policy(const std::vector<std::string>& undefined, c
 
 ScanResult scan_object(const std::string& object, const CodePolicy& policy) {
     ScanResult r;
+    // An object that was never built (a tree built with `cmake --build` alone, graded with --no-build): say so, and how.
+    if (std::error_code ec; !std::filesystem::exists(object, ec)) {
+        r.error = object + " was not built: build the code it grades first (cmake --build build --target "
+                           "labs_student_all builds every lab's student code), or grade without --no-build";
+        return r;
+    }
     const auto tool = [&](std::vector<std::string> argv, std::string& output) {
         const ChildOutcome o = run_child(argv, 120, false);
         if (o.spawn_failed || o.timed_out || o.exit_code != 0) {

@@ -31,6 +31,13 @@ TEST_CASE("Ordinary code passes the default policy", "[policy]") {
     CHECK_FALSE(r.defined_symbols.empty());  // its own function, for provenance
 }
 
+TEST_CASE("An object that was never built is said so, with how to build it, not as a failing tool", "[policy]") {
+    const ScanResult r = scan_object("/nonexistent/lab00_impl_student.dir/vector_add.cu.o", default_policy());
+    CHECK(r.error.find("was not built") != std::string::npos);
+    CHECK(r.error.find("labs_student_all") != std::string::npos);
+    CHECK(r.error.find("nm") == std::string::npos);
+}
+
 TEST_CASE("A write behind a macro, and exit, are named", "[policy]") {
     const auto v = found(scan_object(POLICY_OBJECT_WRITES, default_policy()));
     INFO(::Catch::Detail::stringify(v));
