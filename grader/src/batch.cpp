@@ -606,6 +606,12 @@ void write_gradebook(const BatchOptions& o, const Course& course, const Output& 
     write_atomically(out.dir / "gradebook.json", gradebook.dump(2) + "\n");
     write_atomically(out.dir / "gradebook.csv", gradebook_csv(gradebook));
     write_atomically(out.dir / "class.html", class_html(gradebook, out.dir.string()));
+    // With a calibration, each student's page places the reference solution, as measured on their GPU, beside their code.
+    if (!gradebook["calibration"].empty())
+        for (const BatchResult& r : done)
+            if (r.outcome == "graded" && !r.report_file.empty())
+                write_atomically(out.dir / fs::path(r.report_file).parent_path() / "report.html",
+                                 report_html(r.report, r.report_file, reference_ratios(gradebook, r.report)));
     if (!gradebook["calibration"].empty()) {
         write_atomically(out.dir / "calibration.csv", calibration_csv(gradebook));
         for (const std::string& line : calibration_spread(gradebook["calibration"])) std::cerr << "grader batch: " << line << "\n";

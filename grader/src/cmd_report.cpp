@@ -22,6 +22,9 @@ int report_main(int argc, char** argv) {
     app.add_option("report", input, "A report written by grader --json (docs/report-schema.json)");
     app.add_option("--class", klass, "A gradebook.json written by grader batch or grader gradebook merge");
     app.add_option("--html", html, "Where the page goes")->required();
+    std::string calibration;
+    app.add_option("--calibration", calibration, "A gradebook.json with a calibration (grader batch --calibrate): the "
+                                                 "report's page places the reference solution, as measured on its GPU");
     if (const auto rc = parse_command_line(app, argc, argv)) return *rc;
     if (input.empty() == klass.empty()) {
         std::cerr << "grader report: give a report, or --class GRADEBOOK.json (one of them)\n";
@@ -57,9 +60,23 @@ int report_main(int argc, char** argv) {
         std::cerr << "grader report: --html: " << why << "\n";
         return kExitUsage;
     }
+    nlohmann::json reference = nlohmann::json::object();
+    if (!calibration.empty()) {
+        std::ifstream in(calibration);
+        nlohmann::json g;
+        try {
+            g = nlohmann::json::parse(in);
+        } catch (const std::exception& e) {
+            std::cerr << "grader report: --calibration: " << calibration << " is not a readable gradebook: " << e.what() << "\n";
+            return kExitUsage;
+        }
+        reference = reference_ratios(g, j);
+        if (reference.empty())
+            std::cerr << "grader report: " << calibration << " has no calibration on this report's GPU: no reference drawn\n";
+    }
     const auto t0 = std::chrono::steady_clock::now();
     const std::string page = klass.empty()
-                                 ? report_html(j, from)
+                                 ? report_html(j, from, reference)
                                  : class_html(j, std::filesystem::absolute(from).parent_path().string());
     std::ofstream out(html);
     out << page;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "batch_detail.hpp"
 #include "grader/report.hpp"
 
 namespace gpulab::grader {
@@ -202,8 +203,8 @@ std::vector<double> decades(double lo, double hi) {
     return out;
 }
 
-std::string roofline_svg(const WorkModel& m, double t_ms, double base_ms, const json& ceilings, const std::string& id,
-                         std::string& caption) {
+std::string roofline_svg(const WorkModel& m, double t_ms, double base_ms, double ref_ms, const json& ceilings,
+                         const std::string& id, std::string& caption) {
     const double bw = number(ceilings, "d2d_copy_gbps");
     const double peak = number(ceilings, m.tensor ? "bf16_gemm_tflops" : "fp32_fma_tflops");
     const double fp32 = number(ceilings, "fp32_fma_tflops");
@@ -214,10 +215,12 @@ std::string roofline_svg(const WorkModel& m, double t_ms, double base_ms, const 
     const double ai = m.flops / m.bytes;                       // FLOP per byte
     const double perf = m.flops / (t_ms * 1e-3) / 1e12;         // TFLOP/s
     const double base = base_ms > 0 ? m.flops / (base_ms * 1e-3) / 1e12 : NAN;
+    const double ref = ref_ms > 0 ? m.flops / (ref_ms * 1e-3) / 1e12 : NAN;
     const double ridge = peak * 1000 / bw;                       // FLOP/byte where the roofs meet
     const auto roof = [&](double x, double p) { return std::min(p, bw * x / 1000); };
     const double xmin = std::min(ai, ridge) / 20, xmax = std::max(ai, ridge) * 20;
-    double ymin = std::min({perf, std::isfinite(base) ? base : perf, roof(xmin, peak)}) / 3, ymax = peak * 2.5;
+    double ymin = std::min({perf, std::isfinite(base) ? base : perf, std::isfinite(ref) ? ref : perf, roof(xmin, peak)}) / 3,
+           ymax = peak * 2.5;
     ymin = std::max(ymin, ymax * 1e-7);
     const double w = 520, h = 320, l = 62, r = 16, t = 14, b = 40;
     const auto X = [&](double x) { return l + (w - l - r) * (std::log10(x) - std::log10(xmin)) / (std::log10(xmax) - std::log10(xmin)); };
@@ -257,6 +260,9 @@ std::string roofline_svg(const WorkModel& m, double t_ms, double base_ms, const 
         s << "<rect class=\"pt-baseline\" x=\"" << px(X(ai) - 5) << "\" y=\"" << px(Y(base) - 5)
           << "\" width=\"10\" height=\"10\" fill=\"#9aa5b1\" stroke=\"#333\"><title>the baseline, timed alone: " << fmt(base)
           << " TFLOP/s</title></rect>";
+    if (std::isfinite(ref))
+        s << "<path class=\"pt-reference\" d=\"M" << px(X(ai)) << "," << px(Y(ref) - 7) << " l7,7 l-7,7 l-7,-7 z\" fill=\"#2a9d8f\" "
+          << "stroke=\"#133\"><title>the reference solution on this GPU: " << fmt(ref) << " TFLOP/s</title></path>";
     s << "<circle class=\"pt-student\" cx=\"" << px(X(ai)) << "\" cy=\"" << px(Y(perf)) << "\" r=\"6\" fill=\"#3d7dd8\" "
       << "stroke=\"#123\"><title>your code: " << fmt(perf) << " TFLOP/s at " << fmt(ai) << " FLOP/byte</title></circle>";
     s << "</svg>";
@@ -265,21 +271,24 @@ std::string roofline_svg(const WorkModel& m, double t_ms, double base_ms, const 
               " FLOP/byte) in " + fmt(t_ms) + " ms: " + fmt(perf) + " TFLOP/s, " + fmt(100 * perf / bound, 2) +
               "% of the roof at that intensity (" + (ai < ridge ? "memory-bound: the copy bandwidth" : "compute-bound: the peak") +
               ")" + (std::isfinite(base) ? "; the baseline (■) " + fmt(base) + " TFLOP/s" : "") +
+              (std::isfinite(ref) ? "; the reference solution (◆) on this GPU " + fmt(ref) + " TFLOP/s" : "") +
               ". Roofs measured in this run.";
     return s.str();
 }
 
-std::string gauge_svg(double bytes, double t_ms, double base_ms, double ceiling_gbps, const std::string& ceiling_what,
-                      const std::string& id, std::string& caption) {
+std::string gauge_svg(double bytes, double t_ms, double base_ms, double ref_ms, double ceiling_gbps,
+                      const std::string& ceiling_what, const std::string& id, std::string& caption) {
     const double gbps = bytes / (t_ms * 1e-3) / 1e9;
     const double base = base_ms > 0 ? bytes / (base_ms * 1e-3) / 1e9 : NAN;
-    const double top = std::max({ceiling_gbps, gbps, std::isfinite(base) ? base : 0.0}) * 1.05;
+    const double ref = ref_ms > 0 ? bytes / (ref_ms * 1e-3) / 1e9 : NAN;
+    const double top = std::max({ceiling_gbps, gbps, std::isfinite(base) ? base : 0.0, std::isfinite(ref) ? ref : 0.0}) * 1.05;
     const double w = 480, l = 150, r = 70, row = 24;
     const std::vector<std::tuple<std::string, double, const char*>> bars = {
-        {ceiling_what, ceiling_gbps, "#222"}, {"your code", gbps, "#3d7dd8"}, {"baseline alone", base, "#9aa5b1"}};
+        {ceiling_what, ceiling_gbps, "#222"}, {"your code", gbps, "#3d7dd8"}, {"baseline alone", base, "#9aa5b1"},
+        {"reference solution", ref, "#2a9d8f"}};
     std::ostringstream s;
     s << "<svg class=\"gauge\" id=\"gauge-" << esc(id) << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w
-      << "\" height=\"" << row * 3 + 10 << "\" role=\"img\" aria-label=\"bandwidth\">";
+      << "\" height=\"" << row * (std::isfinite(ref) ? 4 : 3) + 10 << "\" role=\"img\" aria-label=\"bandwidth\">";
     int i = 0;
     for (const auto& [name, v, colour] : bars) {
         if (!std::isfinite(v)) continue;
@@ -296,7 +305,7 @@ std::string gauge_svg(double bytes, double t_ms, double base_ms, double ceiling_
 }
 
 // The pictures of one performance check, or why there are none.
-std::string perf_figures(const json& check, const json& ceilings, const std::string& lab) {
+std::string perf_figures(const json& check, const json& ceilings, const std::string& lab, const json& reference) {
     const std::string status = text(check, "status");
     const json& d = check.value("details", json::object());
     const std::string id = lab + "-" + text(check, "id");
@@ -307,16 +316,23 @@ std::string perf_figures(const json& check, const json& ceilings, const std::str
     const double t_ms = d["time_ms"].get<double>();
     const double base_ms = d.contains("baseline_alone") ? number(d["baseline_alone"], "median_ms", 0) : 0;
     const WorkModel m = work_model(d);
+    // The reference solution's time on this GPU: every graded ratio is a yardstick's time over the code's.
+    const double ratio = number(d, "ratio");
+    const std::string key = lab + "/" + text(check, "id");
+    const double ref_ratio = reference.is_object() && reference.contains(key) && reference[key].is_number() ? reference[key].get<double>() : NAN;
+    const double ref_ms = ratio > 0 && ref_ratio > 0 ? t_ms * ratio / ref_ratio : 0;
     std::string out = "<div class=\"figs\">";
     std::string caption;
     if (m.flops > 0 && m.bytes > 0) {
-        const std::string svg = roofline_svg(m, t_ms, base_ms, ceilings, id, caption);
+        const std::string svg = roofline_svg(m, t_ms, base_ms, ref_ms, ceilings, id, caption);
         out += "<figure class=\"fig-roofline\">" + svg + "<figcaption>" + esc(caption) + "</figcaption></figure>";
     } else if (m.bytes > 0 && number(ceilings, "d2d_copy_gbps") > 0) {
-        const std::string svg = gauge_svg(m.bytes, t_ms, base_ms, number(ceilings, "d2d_copy_gbps"), "copy bandwidth", id, caption);
+        const std::string svg =
+            gauge_svg(m.bytes, t_ms, base_ms, ref_ms, number(ceilings, "d2d_copy_gbps"), "copy bandwidth", id, caption);
         out += "<figure class=\"fig-gauge\">" + svg + "<figcaption>" + esc(caption) + "</figcaption></figure>";
     } else if (m.host_bytes > 0 && number(ceilings, "h2d_pinned_gbps") > 0) {
-        const std::string svg = gauge_svg(m.host_bytes, t_ms, base_ms, number(ceilings, "h2d_pinned_gbps"), "pinned host link", id, caption);
+        const std::string svg =
+            gauge_svg(m.host_bytes, t_ms, base_ms, ref_ms, number(ceilings, "h2d_pinned_gbps"), "pinned host link", id, caption);
         out += "<figure class=\"fig-gauge\">" + svg + "<figcaption>" + esc(caption) + "</figcaption></figure>";
     } else {
         out += "<p class=\"why\">No roofline: this check's work is bounded by a time measured in the run (" +
@@ -597,7 +613,7 @@ std::string evidence_html(const json& lab) {
 
 // ---------------------------------------------------------------- a student's page
 
-std::string checks_table(const json& lab, const json& ceilings) {
+std::string checks_table(const json& lab, const json& ceilings, const json& reference) {
     std::ostringstream s;
     s << "<table class=\"checks\"><tr><th>check</th><th>status</th><th class=\"num\">points</th><th>measured</th>"
          "<th>target</th><th>message</th></tr>";
@@ -614,7 +630,7 @@ std::string checks_table(const json& lab, const json& ceilings) {
         if (text(c, "kind") == "performance")
             figures += "<div class=\"perf\" id=\"perf-" + esc(text(lab, "id")) + "-" + esc(text(c, "id")) + "\"><h3>" +
                        esc(text(c, "id")) + " — " + esc(text(c, "title")) + "</h3>" +
-                       perf_figures(c, ceilings, text(lab, "id")) + "</div>";
+                       perf_figures(c, ceilings, text(lab, "id"), reference) + "</div>";
     }
     s << "</table>" << figures;
     return s.str();
@@ -650,7 +666,20 @@ std::pair<double, double> ratio_interval(const json& check) {
     return {ratio * (1 - rel), ratio * (1 + rel)};
 }
 
-std::string report_html(const json& report, const std::string& source) {
+json reference_ratios(const json& gradebook, const json& report) {
+    json out = json::object();
+    const std::string fp = batch_detail::gpu_of(report).second;
+    if (fp == "none") return out;
+    for (const json& c : gradebook.value("calibration", json::array())) {
+        if (text(c, "gpu_fingerprint") != fp || text(c, "outcome") != "graded") continue;
+        for (const json& k : c.value("checks", json::array()))
+            if (k.contains("ratio") && k["ratio"].is_number()) out[text(k, "lab") + "/" + text(k, "id")] = k["ratio"];
+        break;
+    }
+    return out;
+}
+
+std::string report_html(const json& report, const std::string& source, const json& reference) {
     std::ostringstream b;
     const json& totals = report.value("totals", json::object());
     const std::string who = report.contains("student") && report["student"].is_object() ? text(report["student"], "id") : "";
@@ -686,7 +715,7 @@ std::string report_html(const json& report, const std::string& source) {
         b << " · " << fmt(number(lab, "seconds", 0)) << " s</p>";
         for (const json& f : lab.value("failures", json::array())) b << "<p class=\"st-fail\">" << esc(f.get<std::string>()) << "</p>";
         for (const json& f : lab.value("warnings", json::array())) b << "<p class=\"hint\">warning: " << esc(f.get<std::string>()) << "</p>";
-        b << lab_picture(lab) << checks_table(lab, ceilings) << evidence_html(lab) << "</section>\n";
+        b << lab_picture(lab) << checks_table(lab, ceilings, reference) << evidence_html(lab) << "</section>\n";
     }
     return page("Grader report" + (who.empty() ? "" : ": " + who), b.str());
 }

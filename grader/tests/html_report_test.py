@@ -210,6 +210,13 @@ def points_of(report):
     return {lab["id"]: {"points": lab["points"], "max_points": lab["max_points"]} for lab in report["labs"]}
 
 
+def fingerprint_of(report):
+    """As the gradebook writes a GPU: its name, UUID and driver."""
+    f = report["fingerprint"]
+    return f"{f['device']['name']} {f['device']['uuid']} driver {f['driver_version']}"
+
+
+copy_check = next(c for lab in h100["labs"] if lab["id"] == "00" for c in lab["checks"] if c["id"] == "perf.copy_fraction")
 student("ann", h100, points_of(h100))
 # bob: ann's run with every ratio 0.03% lower (inside every interval: the narrowest, lab 03's v1, is ±0.056%): the
 # same rank; cat: 30% lower, a rank below.
@@ -227,8 +234,11 @@ rows[0]["flag_details"] = [{"flag": "SIMILAR", "lab": "07", "why": "97% of this 
 gradebook = {"schema_version": 1, "grader_version": "test", "created_at": "2026-12-07T00:00:00Z", "seed": 1,
              "labs": [{"id": lab["id"], "title": lab["title"]} for lab in h100["labs"]], "students": rows,
              "calibration": [{"host": "node1", "cuda_visible_devices": "0", "gpu": {"name": "NVIDIA H100 80GB HBM3"},
+                              "outcome": "graded", "gpu_fingerprint": fingerprint_of(h100),
                               "checks": [{"lab": "04", "id": "perf.padded_vs_plain", "status": "partial", "ratio": 1.65,
-                                          "pass_bar": 1.4, "full_bar": 1.8}]}],
+                                          "pass_bar": 1.4, "full_bar": 1.8},
+                                         {"lab": "00", "id": "perf.copy_fraction", "status": "pass",
+                                          "ratio": copy_check["details"]["ratio"] / 2, "pass_bar": 0.7, "full_bar": 0.9}]}],
              "similarity": {"ran": False, "why_not": "not compared"}}
 json.dump(gradebook, open(os.path.join(klass, "gradebook.json"), "w"))
 open(os.path.join(klass, "students", "ann", "report.html"), "w").write("<html></html>")
@@ -255,6 +265,19 @@ expect(len(dom.find("div", cls="ranking")) == len({(lab["id"], c["id"]) for lab 
 text = dom.all_text()
 expect("SIMILAR" in text and "97% of this code" in text, "class: the flags with their reasons")
 expect("NVIDIA H100 80GB HBM3" in text and "1.65" in text, "class: the calibration per GPU")
+
+
+# The student's page with the calibration: the reference solution, as measured on the same GPU, beside the code. Its
+# ratio here is half the student's, so its bandwidth is half the student's.
+ref_html = os.path.join(work, "h100-ref.html")
+rc, out = run([grader, "report", h100_json, "--html", ref_html, "--calibration", os.path.join(klass, "gradebook.json")])
+d = copy_check["details"]
+student_gbps = d["bytes_moved"] / (d["time_ms"] * 1e-3) / 1e9
+page = open(ref_html).read()
+expect(rc == 0 and page.count("<title>reference solution:") == 1 and f"{student_gbps / 2:.0f}" in page.split("<title>reference solution:")[1][:30],
+       f"--calibration: the reference solution's bandwidth on this GPU beside the code's ({student_gbps / 2:.0f} GB/s)")
+rc, out = run([grader, "report", h100_json, "--html", os.path.join(work, "h100-noref.html"), "--calibration", fake_json])
+expect(rc == 0 and "no calibration on this report's GPU" in out, "--calibration without this GPU's calibration says so")
 
 
 class Ranks(html.parser.HTMLParser):

@@ -40,8 +40,18 @@ namespace gpulab::grader {
  * from a saved report.
  * @param report the report
  * @param source where it came from, said at the top ("this run", or the saved report's path)
+ * @param reference the reference solution's ratios on the same GPU (reference_ratios()), or an empty object
  */
-[[nodiscard]] std::string report_html(const nlohmann::json& report, const std::string& source);
+[[nodiscard]] std::string report_html(const nlohmann::json& report, const std::string& source,
+                                      const nlohmann::json& reference = nlohmann::json::object());
+
+/**
+ * @brief The reference solution's ratios on the GPU that graded @p report, from a gradebook's calibration (`grader
+ * batch --calibrate`): {"LAB/CHECK": ratio} from the calibration entry with the report's GPU fingerprint; empty when
+ * there is none. On the student's page each roofline and gauge then places the reference beside the student's code:
+ * every graded ratio is its yardstick's time over the code's, so the reference's time is the code's × ratio / its ratio.
+ */
+[[nodiscard]] nlohmann::json reference_ratios(const nlohmann::json& gradebook, const nlohmann::json& report);
 
 /**
  * @brief The class page from a gradebook (docs/gradebook-schema.json). Each graded student's report is read from
