@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""html_report_test.py GRADER FAKE_RUNNER SOURCE_DIR WORK CHROMIUM
+"""html_report_test.py GRADER FAKE_RUNNER SOURCE_DIR WORK CHROMIUM [SCHEMA_PYTHON]
 
 The report pages (grader/html_report.hpp), rendered by headless Chromium and read back as a DOM:
   - a fake course (grader_fake_runner): a lab that crashes, one that hangs, one with two timed performance checks
@@ -24,6 +24,7 @@ import sys
 import time
 
 grader, fake_runner, src, work, chromium = sys.argv[1:6]
+schema_python = sys.argv[6] if len(sys.argv) > 6 else ""
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import testlib  # noqa: E402
 from testlib import expect  # noqa: E402
@@ -126,6 +127,10 @@ rc, out = run([grader, "--registry", registry, "--no-build", "--only", "code", "
                "--html", fake_html, "--profile"])
 expect(rc == 1 and os.path.isfile(fake_html), f"grader --html writes the page of a run that failed (exit {rc})")
 fake = json.load(open(fake_json))
+if schema_python:  # the report with its profiler evidence (labs[].profile) is what docs/report-schema.json says
+    v = subprocess.run([schema_python, os.path.join(src, "grader", "tests", "validate_report.py"),
+                        os.path.join(src, "docs", "report-schema.json"), fake_json], capture_output=True, text=True)
+    expect(v.returncode == 0, "fake: the report (with labs[].profile) matches docs/report-schema.json " + v.stderr[-300:])
 self_contained(fake_html, "fake")
 dom = render(fake_html, "fake")
 expect(len(dom.find("section", cls="lab")) == 4, "fake: a section per lab")
