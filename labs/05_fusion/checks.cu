@@ -415,6 +415,21 @@ CorrectnessResult check_memory(Context& ctx, const Shape& m1024, bool all_fused)
     return r;
 }
 
+// Runs in a process of its own under ncu, at @p s (M = 1024, the shape of perf.speedup_m1024): your (a) SiLU⊙U
+// kernel, then your (b) fully fused kernel, each once. The given quantization that follows (a) on its host path is
+// left out: only the graded code runs. G and U are zeroed by a memset, not a kernel: ncu sees only the two.
+void profile_fusions(const Shape& s) {
+    const std::size_t n = s.rows * s.cols;
+    DeviceBuffer<bf16> g(n), u(n), z(n);
+    DeviceBuffer<std::uint8_t> q(n);
+    g.zero();
+    u.zero();
+    launch_silu_mul(g.data(), u.data(), z.data(), s.rows, s.cols, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    launch_silu_mul_quantize(g.data(), u.data(), q.data(), s.rows, s.cols, kFusionScale, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+}
+
 }  // namespace
 
 void register_checks(Lab& lab) {
@@ -465,6 +480,19 @@ void register_checks(Lab& lab) {
                                two.ratio);
         return r;
     });
+    lab.profile_target("fusions", [m1024] { profile_fusions(m1024); });
+    // grader --profile: the bytes each fusion moves (the report page shows it; no points).
+    const double m1024_mib = double(m1024.rows * m1024.cols) / double(1 << 20);
+    lab.profile_evidence(
+        {"fusions",
+         strprintf("your (a) SiLU⊙U kernel, then your (b) fully fused kernel, at M = %zu, N = %zu: (a) should read G "
+                   "and U (%.0f MiB) and write Z (%.0f MiB), (b) read the same and write only Q (%.0f MiB); the given "
+                   "quantization that follows (a) on its path does not run here, and writes still in the L2 when a "
+                   "kernel ends are not counted",
+                   m1024.rows, m1024.cols, 4 * m1024_mib, 2 * m1024_mib, m1024_mib),
+         {{"dram__bytes_read.sum", "DRAM bytes read", ""},
+          {"dram__bytes_write.sum", "DRAM bytes written", ""},
+          {"gpu__time_duration.sum", "kernel time (ns)", ""}}});
     // The solution reaches about 0.93 of copy bandwidth on an H200.
     const CopyBaseline copy = copy_baseline(5.0 * double(m8192.rows * m8192.cols));  // read G and U (2 B each), write Q (1 B)
     const PerfSpec bw{.requires_check = "correct.all_fused.m8192", .pass_bar = 0.6, .full_bar = 0.8, .unit = "of copy BW",
