@@ -9,10 +9,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <numbers>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "batch_detail.hpp"
@@ -254,7 +256,7 @@ std::string roofline_svg(const WorkModel& m, double t_ms, double base_ms, double
               std::string(m.tensor ? "BF16 tensor " : "FP32 FMA ") + fmt(peak) + " TFLOP/s");
     if (m.tensor && fp32 > 0) roof_path(fp32, "stroke=\"#888\" stroke-dasharray=\"4 3\"", "FP32 FMA " + fmt(fp32) + " TFLOP/s");
     s << "<text x=\"" << px(X(xmin) + 4) << "\" y=\"" << px(Y(roof(xmin, peak)) - 6) << "\" transform=\"rotate(-"
-      << px(std::atan2(Y(roof(xmin, peak)) - Y(roof(std::min(ridge, xmax), peak)), X(std::min(ridge, xmax)) - X(xmin)) * 180 / M_PI)
+      << px(std::atan2(Y(roof(xmin, peak)) - Y(roof(std::min(ridge, xmax), peak)), X(std::min(ridge, xmax)) - X(xmin)) * 180 / std::numbers::pi)
       << " " << px(X(xmin) + 4) << " " << px(Y(roof(xmin, peak)) - 6) << ")\">copy " << fmt(bw) << " GB/s</text>";
     if (std::isfinite(base))
         s << "<rect class=\"pt-baseline\" x=\"" << px(X(ai) - 5) << "\" y=\"" << px(Y(base) - 5)
