@@ -562,10 +562,68 @@ std::string picture_09(const json& lab) {
                       fmt(best_r) + " calls, the soonest of the " + std::to_string(costs.size()) + " shapes timed.");
 }
 
-std::string lab_picture(const json& lab) {
+// Lab 03: the tiling progression in TFLOP/s, each version measured in this run, against cuBLAS and the BF16 peak.
+std::string picture_03(const json& lab, const json& ceilings) {
+    const json& v1 = details_of(check_of(lab, "perf.v1_speedup"));
+    const json& v2 = details_of(check_of(lab, "perf.v2_speedup"));
+    const json& v3 = details_of(check_of(lab, "perf.v3_cublas_fraction"));
+    if (!v1.contains("tflops") && !v2.contains("tflops") && !v3.contains("tflops")) return "";
+    std::vector<Bar> bars = {{"naive (given)", number(v1.contains("naive_tflops") ? v1 : v2, "naive_tflops"), "#9aa5b1"},
+                             {"v1: shared-memory tiles", number(v1, "tflops"), "#3d7dd8"},
+                             {"v2: register tiles", number(v2, "tflops"), "#3d7dd8"},
+                             {"v3: tensor cores", number(v3, "tflops"), "#3d7dd8"},
+                             {"cuBLAS", number(v3, "cuBLAS_tflops"), "#666"}};
+    const double peak = number(ceilings, "bf16_gemm_tflops");
+    return figure("03", bars_svg(bars, "TFLOP/s", true, peak, "BF16 peak (this run)"),
+                  "Each version of the GEMM in TFLOP/s, measured in this run at the graded shape (log scale), against cuBLAS and "
+                  "the BF16 peak of this run's ceilings. Each step reuses more of what it loads: with --profile, the DRAM "
+                  "bytes of each version are below (the model's traffic per tile size is in the handout).");
+}
+
+// Lab 05: peak device memory of each path, measured by the observer against the model's, and its kernels.
+std::string picture_05(const json& lab) {
+    const json& a = details_of(check_of(lab, "memory.silu_mul"));
+    const json& b = details_of(check_of(lab, "memory.all_fused"));
+    if (!a.contains("observed_peak_bytes") && !b.contains("observed_peak_bytes")) return "";
+    const double MiB = 1024.0 * 1024.0;
+    const json& sep = a.contains("separate_peak_bytes") ? a : b;
+    const auto kernels = [&](const char* id) { return number(details_of(check_of(lab, id)), "kernels"); };
+    std::vector<Bar> bars = {{"3 kernels (given)", number(sep, "separate_peak_bytes") / MiB, "#9aa5b1"},
+                             {"… the model", number(sep, "separate_model_peak_bytes") / MiB, "#ccc"},
+                             {"(a) SiLU⊙U, quantize", number(a, "observed_peak_bytes") / MiB, "#3d7dd8"},
+                             {"… the model", number(a, "model_peak_bytes") / MiB, "#ccc"},
+                             {"(b) all fused", number(b, "observed_peak_bytes") / MiB, "#2a9d8f"},
+                             {"… the model", number(b, "model_peak_bytes") / MiB, "#ccc"}};
+    return figure("05", bars_svg(bars, "MiB", false),
+                  "Peak device memory of each path at M = 1024, as the observer counted the allocations (inputs, outputs and "
+                  "intermediates), against the model's; (a) ran in " + fmt(kernels("launches.silu_mul"), 1) + " kernels, (b) in " +
+                      fmt(kernels("launches.all_fused"), 1) + ". With --profile, the DRAM bytes each path moved are below.");
+}
+
+// Lab 07: the memory the attention forward needs beyond its inputs and output, against the MATH path's scores.
+std::string picture_07(const json& lab) {
+    const json& m = details_of(check_of(lab, "memory.extra"));
+    const json& t = details_of(check_of(lab, "perf.attention_cublas"));
+    if (!m.contains("naive_peak_bytes")) return "";
+    const double MiB = 1024.0 * 1024.0;
+    const double yours = (number(m, "workspace_peak_bytes", 0) + number(m, "allocated_during_call_bytes", 0)) / MiB;
+    std::vector<Bar> bars = {{"MATH path (scores kept)", number(m, "naive_peak_bytes") / MiB, "#9aa5b1"},
+                             {"your forward pass", std::max(yours, 1e-3), "#3d7dd8"}};
+    std::string caption = "Extra device memory at one head, L 8192, log scale: the MATH path keeps the L × L scores, an online "
+                          "softmax keeps a running maximum and sum per row instead (" + pts(yours) + " MiB measured; the limit is 16 MiB).";
+    if (t.contains("tflops"))
+        caption += " At B 1, H 32, L 8192 it ran at " + fmt(number(t, "tflops")) + " TFLOP/s, " + fmt(100 * number(t, "ratio"), 2) +
+                   "% of cuBLAS's BF16 GEMM (" + fmt(number(t, "cublas_tflops")) + " TFLOP/s) in this run.";
+    return figure("07", bars_svg(bars, "MiB", true, 16, "16 MiB limit"), caption);
+}
+
+std::string lab_picture(const json& lab, const json& ceilings) {
     const std::string id = text(lab, "id");
     if (id == "01") return picture_01(lab);
+    if (id == "03") return picture_03(lab, ceilings);
     if (id == "04") return picture_04(lab);
+    if (id == "05") return picture_05(lab);
+    if (id == "07") return picture_07(lab);
     if (id == "06") return picture_06(lab);
     if (id == "08") return picture_08(lab);
     if (id == "09") return picture_09(lab);
@@ -717,7 +775,7 @@ std::string report_html(const json& report, const std::string& source, const jso
         b << " · " << fmt(number(lab, "seconds", 0)) << " s</p>";
         for (const json& f : lab.value("failures", json::array())) b << "<p class=\"st-fail\">" << esc(f.get<std::string>()) << "</p>";
         for (const json& f : lab.value("warnings", json::array())) b << "<p class=\"hint\">warning: " << esc(f.get<std::string>()) << "</p>";
-        b << lab_picture(lab) << checks_table(lab, ceilings, reference) << evidence_html(lab) << "</section>\n";
+        b << lab_picture(lab, ceilings) << checks_table(lab, ceilings, reference) << evidence_html(lab) << "</section>\n";
     }
     return page("Grader report" + (who.empty() ? "" : ": " + who), b.str());
 }

@@ -188,9 +188,10 @@ expect(len(dom.find("svg", cls="timings")) == len(with_timings), f"h100: the tim
 expect("NVIDIA H100" in dom.all_text(), "h100: the GPU is named")
 expect(len(dom.find("p", id_prefix="profile-hint")) == 1, "h100: a GPU run without --profile says how to get the evidence")
 pictures = {a.get("id") for a in dom.find("figure", cls="lab-picture")}
-expect(pictures == {"picture-01", "picture-04", "picture-06", "picture-08", "picture-09"},
-       "h100: the pictures of labs 01 (pipeline schedule), 04 (bank conflicts), 06 (stages against the bound), "
-       "08 (host and device, eager and replay) and 09 (P + r·T and the crossover), from the run's data: " + str(sorted(pictures)))
+expect(pictures == {"picture-01", "picture-03", "picture-04", "picture-05", "picture-06", "picture-07", "picture-08", "picture-09"},
+       "h100: the pictures of labs 01 (pipeline schedule), 03 (TFLOP/s per version), 04 (bank conflicts), 05 (peak memory "
+       "per path), 06 (stages against the bound), 07 (extra memory), 08 (host and device, eager and replay) and 09 "
+       "(P + r·T and the crossover), from the run's data: " + str(sorted(pictures)))
 expect(len(dom.find("line", cls="t-measured")) == 1 and len(dom.find("circle", cls="crossover-point")) == 1,
        "h100: lab 01's measured T_pipe and lab 09's crossover are marked")
 

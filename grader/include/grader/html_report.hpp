@@ -17,9 +17,9 @@
  *    ceiling (or, for host traffic, the pinned link);
  *  - the **timings** the check took (median and quartiles of each), always.
  * Where a picture cannot be drawn, the page says why (no GPU, the check skipped, no work model).
- * Labs 01, 04, 06, 08 and 09 also get a picture of their own from their checks' data (the pipeline's schedule,
- * the bank conflicts per layout, the stages against the bound, host and device per step, P + r·T and its
- * crossover); docs/grading.md, "Reports". With `grader --profile`, each lab's evidence from Nsight Compute
+ * Labs 01, 03, 04, 05, 06, 07, 08 and 09 also get a picture of their own from their checks' data (the pipeline's
+ * schedule, TFLOP/s per GEMM version, the bank conflicts per layout, peak memory per fusion, the stages against the
+ * bound, the attention's extra memory, host and device per step, P + r·T and its crossover); docs/grading.md, "Reports". With `grader --profile`, each lab's evidence from Nsight Compute
  * (labs[].profile: the counters its declared ProfileEvidence reads, per kernel) follows its checks.
  *
  * The class page: per lab and check, the distribution of points; per performance check, each student's ratio
