@@ -454,7 +454,7 @@ void retry_invalid(PartResult& part, const std::vector<std::string>& argv, const
         const std::vector<std::string> args = params.at("args").get<std::vector<std::string>>();
         for (std::size_t i = 0; i < args.size(); ++i) {
             if (args[i] == "--only" && i + 1 < args.size()) ++i;
-            else again_args.push_back(args[i]);
+            else if (args[i] != "--profile") again_args.push_back(args[i]);  // the evidence was read the first time
         }
         again_args.insert(again_args.end(), {"--only", ids});
         nlohmann::json again_params = params;
