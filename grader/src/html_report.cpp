@@ -756,10 +756,49 @@ std::string report_html(const json& report, const std::string& source, const jso
           << ", " << fp["device"].value("sm_count", 0) << " SMs), driver " << esc(text(fp, "driver_version")) << "</p>";
     else
         b << "<p class=\"sub\" id=\"gpu\">No GPU: " << esc(text(report, "no_gpu_reason")) << "</p>";
-    b << "<nav class=\"sub\">";
-    for (const json& lab : report.value("labs", json::array()))
-        b << "<a href=\"#lab-" << esc(text(lab, "id")) << "\">lab " << esc(text(lab, "id")) << "</a> ";
-    b << "</nav></header>\n";
+    b << "</header>\n";
+    // At a glance: each lab's points as a bar, then where points were lost, most first, each linked to its row.
+    struct Lost {
+        double points;
+        std::string lab, id, title, status;
+    };
+    std::vector<Lost> lost;
+    b << "<section class=\"card\" id=\"overview\"><h2>At a glance</h2><table class=\"overview\"><tr><th>lab</th>"
+         "<th class=\"num\">points</th><th></th><th>checks</th></tr>";
+    for (const json& lab : report.value("labs", json::array())) {
+        const double p = number(lab, "points", 0), m = number(lab, "max_points", 0), pending = number(lab, "pending_points", 0);
+        std::map<std::string, int> by_status;
+        for (const json& c : lab.value("checks", json::array())) {
+            ++by_status[text(c, "status")];
+            const double gone = number(c, "max_points", 0) - number(c, "points", 0);
+            if (gone > 1e-9 && text(c, "status") != "skipped")
+                lost.push_back({gone, text(lab, "id"), text(c, "id"), text(c, "title"), text(c, "status")});
+        }
+        const double w = 160;
+        b << "<tr class=\"lab-row\"><td><a href=\"#lab-" << esc(text(lab, "id")) << "\">" << esc(text(lab, "id")) << "</a> "
+          << esc(text(lab, "title")) << "</td><td class=\"num\">" << pts(p) << " / " << pts(m) << "</td><td><svg width=\"" << w
+          << "\" height=\"12\"><rect width=\"" << w << "\" height=\"12\" fill=\"#e6e9ed\"/><rect width=\""
+          << px(m > 0 ? w * p / m : 0) << "\" height=\"12\" fill=\"#4a4\"/><rect x=\"" << px(m > 0 ? w * p / m : 0)
+          << "\" width=\"" << px(m > 0 ? w * pending / m : 0) << "\" height=\"12\" fill=\"#c8ced6\"><title>" << pts(pending)
+          << " points pending a GPU</title></rect></svg></td><td>";
+        for (const auto& [status, n] : by_status) b << status_badge(status) << " " << n << " ";
+        b << "</td></tr>";
+    }
+    b << "</table>";
+    std::stable_sort(lost.begin(), lost.end(), [](const Lost& x, const Lost& y) { return x.points > y.points; });
+    if (lost.empty()) {
+        b << "<p class=\"hint\">No points lost in what ran.</p>";
+    } else {
+        constexpr std::size_t kShown = 12;
+        b << "<h3>Where the points went</h3><ol class=\"lost\">";
+        for (std::size_t i = 0; i < lost.size() && i < kShown; ++i)
+            b << "<li><a href=\"#check-" << esc(lost[i].lab) << "-" << esc(lost[i].id) << "\">lab " << esc(lost[i].lab) << " <code>"
+              << esc(lost[i].id) << "</code></a> " << status_badge(lost[i].status) << " −" << pts(lost[i].points)
+              << (lost[i].title == lost[i].id ? "" : " <span class=\"hint\">" + esc(lost[i].title) + "</span>") << "</li>";
+        b << "</ol>";
+        if (lost.size() > kShown) b << "<p class=\"hint\">… and " << lost.size() - kShown << " more checks short of full marks.</p>";
+    }
+    b << "</section>\n";
     const json& ceilings = report.value("ceilings", json());
     b << ceilings_card(ceilings);
     bool profiled = false;

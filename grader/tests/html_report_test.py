@@ -134,6 +134,13 @@ if schema_python:  # the report with its profiler evidence (labs[].profile) is w
 self_contained(fake_html, "fake")
 dom = render(fake_html, "fake")
 expect(len(dom.find("section", cls="lab")) == 4, "fake: a section per lab")
+expect(len(dom.find("tr", cls="lab-row")) == 4, "fake: a line per lab at a glance")
+ids = {a.get("id") for _, a in dom.elements if a.get("id")}
+lost = [a.get("href") for a in dom.find("a") if (a.get("href") or "").startswith("#check-")]
+short = [(lab["id"], c["id"]) for lab in fake["labs"] for c in lab["checks"]
+         if c["max_points"] - c["points"] > 1e-9 and c["status"] != "skipped"]
+expect(len(lost) == len(short) > 0 and all(h[1:] in ids for h in lost),
+       f"fake: where the points went, one link per check short of full marks ({len(short)}), each to its row")
 expect(len(dom.find("tr", cls="check")) == sum(len(lab["checks"]) for lab in fake["labs"]),
        "fake: a row per check in the checks tables")
 expect("SIGSEGV" in dom.all_text() and "hung" in dom.all_text(), "fake: the crash and the hang are said")
