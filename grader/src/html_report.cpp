@@ -832,8 +832,9 @@ struct Entry {
 };
 
 // Each student's ratio as a dot (its interval a line) on one axis, with the check's pass and full bars.
-std::string ratios_svg(const std::vector<Entry>& es) {
+std::string ratios_svg(const std::vector<Entry>& es, const std::vector<std::pair<std::string, double>>& references) {
     double top = 0, pass = NAN, full = NAN;
+    for (const auto& [gpu, r] : references) top = std::max(top, r);
     for (const Entry& e : es) {
         top = std::max({top, e.hi, std::isfinite(e.full_bar) ? e.full_bar : 0.0});
         if (std::isfinite(e.pass_bar)) pass = e.pass_bar;
@@ -850,6 +851,9 @@ std::string ratios_svg(const std::vector<Entry>& es) {
         if (std::isfinite(v))
             s << "<line x1=\"" << px(X(v)) << "\" x2=\"" << px(X(v)) << "\" y1=\"4\" y2=\"44\" stroke=\"" << colour
               << "\" stroke-dasharray=\"3 2\"/><text x=\"" << px(X(v) + 2) << "\" y=\"12\">" << name << " " << fmt(v) << "</text>";
+    for (const auto& [gpu, r] : references)  // the reference solution on each GPU the class was graded on
+        s << "<path class=\"ref-mark\" d=\"M" << px(X(r)) << ",36 l5,5 l-5,5 l-5,-5 z\" fill=\"#2a9d8f\"><title>the reference solution on "
+          << esc(gpu) << ": " << fmt(r) << "</title></path>";
     for (std::size_t i = 0; i < es.size(); ++i) {
         const double y = 20 + 14 * static_cast<double>(i % 2);
         s << "<line x1=\"" << px(X(es[i].lo)) << "\" x2=\"" << px(X(es[i].hi)) << "\" y1=\"" << y << "\" y2=\"" << y
@@ -1053,7 +1057,8 @@ std::string class_html(const json& g, const std::string& gradebook_dir) {
             }
             std::sort(es.begin(), es.end(), [](const Entry& a, const Entry& c) { return a.ratio > c.ratio; });
             const std::vector<int> ranks = overlap_ranks(es);
-            b << ratios_svg(es);
+            const auto ref = reference.find(lid + "/" + cid);
+            b << ratios_svg(es, ref == reference.end() ? std::vector<std::pair<std::string, double>>{} : ref->second);
             b << "<table><tr><th class=\"num\">rank</th><th>student</th><th class=\"num\">ratio</th><th class=\"num\">interval</th>"
                  "<th>status</th></tr>";
             for (std::size_t i = 0; i < es.size(); ++i)
@@ -1062,7 +1067,6 @@ std::string class_html(const json& g, const std::string& gradebook_dir) {
                   << status_badge(es[i].status) << "</td></tr>";
             b << "</table><p class=\"hint\">Students whose intervals overlap share a rank. The interval widens the ratio by the "
                  "timings' own confidence intervals (2% where the check records none).";
-            const auto ref = reference.find(lid + "/" + cid);
             if (ref != reference.end())
                 for (const auto& [gpu, r] : ref->second) b << " Reference solution on " << esc(gpu) << ": " << fmt(r) << ".";
             b << "</p></div>";

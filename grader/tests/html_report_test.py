@@ -278,6 +278,8 @@ expect(len(dom.find("div", cls="ranking")) == len({(lab["id"], c["id"]) for lab 
 text = dom.all_text()
 expect("SIMILAR" in text and "97% of this code" in text, "class: the flags with their reasons")
 expect("NVIDIA H100 80GB HBM3" in text and "1.65" in text, "class: the calibration per GPU")
+expect(len(dom.find("path", cls="ref-mark")) == 2,
+       "class: the reference solution's ratio marked on the axis of each check the calibration has (2)")
 
 
 # The student's page with the calibration: the reference solution, as measured on the same GPU, beside the code. Its
