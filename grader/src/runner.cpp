@@ -168,10 +168,18 @@ void record_measurement(const PerfSpec& spec, const PerfResult& p, const Baselin
     if (p.time_ms) r.details["time_ms"] = *p.time_ms;
     if (p.floor_ms) r.details["floor_ms"] = *p.floor_ms;
     r.details["ratio"] = p.ratio;
-    // What the work must move and do at the least (its floor): the report page places the code on a roofline by it.
-    if (p.floor.bytes > 0 || p.floor.flops > 0 || p.floor.host_bytes > 0)
-        r.details["work_model"] = {{"bytes", p.floor.bytes}, {"flops", p.floor.flops}, {"tensor", p.floor.tensor},
-                                   {"host_bytes", p.floor.host_bytes}};
+    // Where the report page places the code on a roofline: the rates its floor's work reached in its time, and the
+    // work's intensity. Rates, not the floor's bytes and FLOPs themselves: those are answers to some labs' questions
+    // (lab 03's FLOPs of the running example, lab 04's bytes of the 8192 × 8192 transpose).
+    if (p.time_ms && *p.time_ms > 0 && (p.floor.bytes > 0 || p.floor.flops > 0 || p.floor.host_bytes > 0)) {
+        const double s = *p.time_ms * 1e-3;
+        nlohmann::json w = {{"tensor", p.floor.tensor}};
+        if (p.floor.flops > 0) w["tflops"] = p.floor.flops / s / 1e12;
+        if (p.floor.bytes > 0) w["gbps"] = p.floor.bytes / s / 1e9;
+        if (p.floor.flops > 0 && p.floor.bytes > 0) w["flop_per_byte"] = p.floor.flops / p.floor.bytes;
+        if (p.floor.host_bytes > 0) w["host_gbps"] = p.floor.host_bytes / s / 1e9;
+        r.details["work_model"] = w;
+    }
     r.details["pass_bar"] = spec.pass_bar;
     r.details["full_bar"] = spec.full_bar;
     r.details["baseline_alone"] = {{"id", spec.baseline.id}, {"what", alone.what}, {"median_ms", alone.median_ms},

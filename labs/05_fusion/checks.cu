@@ -482,14 +482,13 @@ void register_checks(Lab& lab) {
     });
     lab.profile_target("fusions", [m1024] { profile_fusions(m1024); });
     // grader --profile: the bytes each fusion moves (the report page shows it; no points).
-    const double m1024_mib = double(m1024.rows * m1024.cols) / double(1 << 20);
     lab.profile_evidence(
         {"fusions",
          strprintf("your (a) SiLU⊙U kernel, then your (b) fully fused kernel, at M = %zu, N = %zu: (a) should read G "
-                   "and U (%.0f MiB) and write Z (%.0f MiB), (b) read the same and write only Q (%.0f MiB); the given "
-                   "quantization that follows (a) on its path does not run here, and writes still in the L2 when a "
-                   "kernel ends are not counted",
-                   m1024.rows, m1024.cols, 4 * m1024_mib, 2 * m1024_mib, m1024_mib),
+                   "and U and write Z, (b) read the same and write only Q, a quarter of Z's bytes; compare them with "
+                   "your own count of the chain's bytes (the handout's questions). The given quantization that follows "
+                   "(a) on its path does not run here, and writes still in the L2 when a kernel ends are not counted",
+                   m1024.rows, m1024.cols),
          {{"dram__bytes_read.sum", "DRAM bytes read", ""},
           {"dram__bytes_write.sum", "DRAM bytes written", ""},
           {"gpu__time_duration.sum", "kernel time (ns)", ""}}});

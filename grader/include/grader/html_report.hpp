@@ -9,8 +9,8 @@
  *
  * A student's page: the run (GPU, seed, points), the ceilings this run measured, and per lab its checks (status,
  * measured, target, message, hint). Each performance check that ran gets its picture:
- *  - a **roofline** when the check's work model (details.work_model: the bytes and FLOPs the work must move and
- *    do, which the runner records from the check's floor) has FLOPs: the copy-bandwidth roof and the BF16 tensor
+ *  - a **roofline** when the check's work model (details.work_model: the rates, in its time, of the bytes and FLOPs
+ *    the work must move and do, which the runner records from the check's floor) has FLOPs: the copy-bandwidth roof and the BF16 tensor
  *    or FP32 FMA roof measured in this run, the graded code placed by its arithmetic intensity and its measured
  *    time, the baseline (timed alone) beside it;
  *  - a **bandwidth gauge** when the work model has bytes only: the bytes over the measured time against the copy
