@@ -399,10 +399,101 @@ std::string bars_svg(const std::vector<Bar>& bars, const std::string& unit, bool
     return s.str();
 }
 
-std::string figure(const std::string& lab, const std::string& svg, const std::string& caption) {
+std::string figure(const std::string& lab, const std::string& svg, const std::string& caption, const std::string& suffix = "") {
     if (svg.empty()) return "";
-    return "<figure class=\"lab-picture\" id=\"picture-" + esc(lab) + "\">" + svg + "<figcaption>" + esc(caption) +
-           "</figcaption></figure>";
+    return "<figure class=\"lab-picture\" id=\"picture-" + esc(lab) + (suffix.empty() ? "" : "-" + esc(suffix)) + "\">" + svg +
+           "<figcaption>" + esc(caption) + "</figcaption></figure>";
+}
+
+// A vertical line across a timeline: a model's time or a measured one.
+struct Marker {
+    std::string name;
+    double us;
+    std::string colour;
+};
+
+// What the observer saw on a time axis (Observation::timeline()): one lane per engine and stream — host launch
+// calls, copies by direction, kernels —, each item where CUPTI timed it, and @p marks across them.
+std::string timeline_svg(const json& tl, const std::vector<Marker>& marks, double axis_us = 0) {
+    if (!tl.is_object() || !tl.contains("items") || !tl["items"].is_array()) return "";
+    const json& items = tl["items"];
+    const json& calls = tl.value("calls", json::array());
+    if (items.empty() && calls.empty()) return "";
+    // Lanes in engine order, streams numbered in order of first appearance.
+    const std::vector<std::string> order = {"H2D", "kernels", "D2H", "D2D", "memset"};
+    std::map<std::uint64_t, int> stream_no;
+    for (const json& it : items) {
+        const auto st = it.value("stream", std::uint64_t(0));
+        if (!stream_no.count(st)) stream_no.emplace(st, static_cast<int>(stream_no.size()) + 1);
+    }
+    const auto rank = [&](const std::string& lane) {
+        const auto at = std::find(order.begin(), order.end(), lane);
+        return static_cast<int>(at - order.begin());
+    };
+    std::map<std::pair<int, int>, std::string> lanes;  // (engine, stream no) → its label
+    for (const json& it : items) {
+        const std::string lane = text(it, "lane");
+        const int no = stream_no[it.value("stream", std::uint64_t(0))];
+        const std::string engine = lane == "kernels" ? "SMs" : lane == "memset" ? "memset" : lane + " copy";
+        lanes.emplace(std::make_pair(rank(lane), no), engine + " · stream " + std::to_string(no));
+    }
+    constexpr std::size_t kMaxLanes = 24;
+    std::map<std::pair<int, int>, int> row_of;
+    int rows = calls.empty() ? 0 : 1;
+    for (const auto& [key, label] : lanes)
+        if (row_of.size() < kMaxLanes) row_of[key] = rows++;
+    double top = std::max(axis_us, number(tl, "span_us", 0));
+    for (const Marker& m : marks)
+        if (std::isfinite(m.us)) top = std::max(top, m.us);
+    if (!(top > 0)) return "";
+    top *= 1.03;
+    const double w = 680, l = 150, r = 16, row = 20, h = row * rows + 26 + 13 * static_cast<double>(marks.size());
+    const auto X = [&](double us) { return l + (w - l - r) * std::clamp(us, 0.0, top) / top; };
+    std::ostringstream s;
+    s << "<svg class=\"observed\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h << "\">";
+    const auto colour = [](const std::string& lane) {
+        return lane == "H2D" ? "#3d7dd8" : lane == "kernels" ? "#2a9d8f" : lane == "D2H" ? "#e76f51" : lane == "D2D" ? "#8e6bbf" : "#999";
+    };
+    if (!calls.empty()) {
+        s << "<text x=\"" << l - 6 << "\" y=\"16\" text-anchor=\"end\">host: launch calls</text>";
+        for (const json& c : calls)
+            s << "<line class=\"call\" x1=\"" << px(X(number(c, "at_us", 0))) << "\" x2=\"" << px(X(number(c, "at_us", 0)))
+              << "\" y1=\"7\" y2=\"21\" stroke=\"#333\"><title>" << esc(text(c, "name")) << " at " << fmt(number(c, "at_us", 0))
+              << " µs</title></line>";
+    }
+    for (const auto& [key, at] : row_of) {
+        const double y = 4 + row * at;
+        s << "<text x=\"" << l - 6 << "\" y=\"" << px(y + 12) << "\" text-anchor=\"end\">" << esc(lanes[key]) << "</text>";
+    }
+    std::size_t folded = 0;
+    for (const json& it : items) {
+        const std::string lane = text(it, "lane");
+        const auto key = std::make_pair(rank(lane), stream_no[it.value("stream", std::uint64_t(0))]);
+        if (!row_of.count(key)) {
+            ++folded;
+            continue;
+        }
+        const double y = 4 + row * row_of[key], a = number(it, "start_us", 0), b = number(it, "end_us", a);
+        s << "<rect class=\"item\" x=\"" << px(X(a)) << "\" y=\"" << px(y + 2) << "\" width=\"" << px(std::max(0.6, X(b) - X(a)))
+          << "\" height=\"14\" fill=\"" << colour(lane) << "\" fill-opacity=\"0.85\"><title>" << esc(text(it, "name")) << ": "
+          << fmt(a) << "–" << fmt(b) << " µs</title></rect>";
+    }
+    const double ya = 4 + row * rows + 2;
+    s << "<line x1=\"" << l << "\" x2=\"" << w - r << "\" y1=\"" << ya << "\" y2=\"" << ya << "\" stroke=\"#999\"/><text x=\"" << l
+      << "\" y=\"" << ya + 13 << "\">0</text><text x=\"" << w - r << "\" y=\"" << ya + 13 << "\" text-anchor=\"end\">" << fmt(top)
+      << " µs</text>";
+    int k = 0;
+    for (const Marker& m : marks) {
+        if (!std::isfinite(m.us)) continue;
+        s << "<line class=\"marker\" x1=\"" << px(X(m.us)) << "\" x2=\"" << px(X(m.us)) << "\" y1=\"2\" y2=\"" << ya
+          << "\" stroke=\"" << m.colour << "\" stroke-width=\"2\" stroke-dasharray=\"5 3\"/><text x=\"" << px(X(m.us) - 3) << "\" y=\""
+          << ya + 26 + 13 * k++ << "\" text-anchor=\"end\" fill=\"" << m.colour << "\">" << esc(m.name) << " " << fmt(m.us)
+          << " µs</text>";
+    }
+    s << "</svg>";
+    const double left_out = number(tl, "left_out", 0) + static_cast<double>(folded);
+    if (left_out > 0) s << "<p class=\"hint\">" << fmt(left_out, 1) << " more items not drawn.</p>";
+    return s.str();
 }
 
 // Lab 01: the copy/compute pipeline as the model schedules it from the stage times measured alone (each engine
@@ -448,11 +539,60 @@ std::string picture_01(const json& lab) {
           << "\" text-anchor=\"end\" fill=\"#c33\">measured " << fmt(measured_us) << " µs</text>";
     s << "<text x=\"" << px(X(model_us)) << "\" y=\"" << ya + 13 << "\" text-anchor=\"end\">model T_pipe " << fmt(model_us)
       << " µs</text><text x=\"" << l << "\" y=\"" << ya + 13 << "\">0</text></svg>";
-    return figure("01", s.str(),
+    std::string observed;
+    const json& ts = details_of(check_of(lab, "correct.timed_size"));
+    if (ts.contains("timeline")) {
+        const bool chaos = ts.value("under_chaos", false);
+        observed = figure("01", timeline_svg(ts["timeline"], {{"model T_pipe", model_us, "#333"}, {"timed median", measured_us, "#c33"}}),
+                          "What the GPU ran in one call of your pipeline at the timed size (" + std::to_string(chunks) +
+                              " chunks), as the observer recorded it: each copy and kernel on its engine and stream, and the "
+                              "host's launch calls, against the model's T_pipe and the median of the timed calls." +
+                              (chaos ? " This call was drawn to run under the grader's chaos (random delays put on your "
+                                       "streams): the gaps are the chaos's, not your code's."
+                                     : ""),
+                          "observed");
+    }
+    return observed + figure("01", s.str(),
                   "The pipeline of " + std::to_string(chunks) + " chunks as the model schedules it, from the stages timed alone (H2D " +
                       fmt(h2d) + " µs, kernel " + fmt(ker) + " µs, D2H " + fmt(d2h) + " µs a chunk; bottleneck: " +
                       text(m, "bottleneck") + "): T_pipe " + fmt(model_us) + " µs, against the measured " + fmt(measured_us) +
-                      " µs. (The observed timeline of each copy and kernel comes from the observer's records, not yet in the report.)");
+                      " µs.");
+}
+
+// Lab 04: the bank of each element of your layouts' 32 × 32 tiles (from your offset()), the worst column read
+// outlined: 32 different colours down a column is one round.
+std::string banks_figure(const json& lab) {
+    std::ostringstream s;
+    int drawn = 0;
+    const double cell = 6.5, side = 32 * cell, gap = 26;
+    s << "<svg class=\"banks\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << 3 * (side + gap) << "\" height=\"" << side + 40 << "\">";
+    for (const auto& [id, name] : std::vector<std::pair<std::string, std::string>>{
+             {"layout.padded", "padded (a)"}, {"layout.swizzled", "swizzled (b)"}, {"layout.swizzled_bf16", "swizzled BF16 (c)"}}) {
+        const json& d = details_of(check_of(lab, id));
+        const json& banks = d.value("banks", json::array());
+        if (!banks.is_array() || banks.size() != 32) continue;
+        const double x0 = drawn * (side + gap) + 4, y0 = 18;
+        s << "<g class=\"bank-grid\"><text x=\"" << x0 << "\" y=\"12\">" << esc(name) << "</text>";
+        for (int row = 0; row < 32; ++row)
+            for (int col = 0; col < 32 && col < static_cast<int>(banks[row].size()); ++col) {
+                const int bank = banks[row][col].is_number_integer() ? banks[row][col].get<int>() : 0;
+                s << "<rect x=\"" << px(x0 + col * cell) << "\" y=\"" << px(y0 + row * cell) << "\" width=\"" << cell << "\" height=\"" << cell
+                  << "\" fill=\"hsl(" << (bank * 360 / 32) << ",70%," << (bank % 2 ? 62 : 48) << "%)\"><title>(" << row << ", " << col
+                  << "): bank " << bank << "</title></rect>";
+            }
+        const double worst = number(d, "worst_column", 0);
+        s << "<rect x=\"" << px(x0 + worst * cell) << "\" y=\"" << y0 << "\" width=\"" << cell << "\" height=\"" << side
+          << "\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\"/><text x=\"" << x0 << "\" y=\"" << px(y0 + side + 14) << "\">column "
+          << fmt(worst, 1) << ": " << fmt(number(d, "column_read_rounds", 0), 1) << " round(s)</text></g>";
+        ++drawn;
+    }
+    s << "</svg>";
+    if (drawn == 0) return "";
+    return figure("04", s.str(),
+                  "Your layouts' 32 × 32 tiles, each element coloured by the bank of its word (from your offset()), rows down, "
+                  "columns across; outlined, the column whose read takes the most rounds. A column read is one round when "
+                  "its 32 elements fall in 32 different banks (BF16: two elements share a word).",
+                  "layout");
 }
 
 // Lab 04: bank conflicts of the shared-memory loads, as Nsight Compute counted them, per layout against the plain tile.
@@ -465,7 +605,7 @@ std::string picture_04(const json& lab) {
     std::vector<Bar> bars = {{"plain tile (given)", number(plain, "loads"), "#666"},
                              {"padded (a)", number(p.value("conflicts", json::object()), "loads"), "#3d7dd8"},
                              {"swizzled (b)", number(z.value("conflicts", json::object()), "loads"), "#2a9d8f"}};
-    return figure("04", bars_svg(bars, "conflicts", true),
+    return banks_figure(lab) + figure("04", bars_svg(bars, "conflicts", true),
                   "Shared-memory load bank conflicts over a whole transpose, counted by Nsight Compute in this run (log "
                   "scale): the given plain tile against your padded and swizzled ones.");
 }
@@ -498,9 +638,86 @@ std::string picture_08(const json& lab) {
                              {"step end to end: eager", number(e, "eager_us"), "#9aa5b1"},
                              {"step end to end: replay", number(e, "graph_us"), "#3d7dd8"},
                              {"step on the device", number(e, "device_us"), "#2a9d8f"}};
-    return figure("08", bars_svg(bars, "µs", true),
+    std::string out = figure("08", bars_svg(bars, "µs", true),
                   "Per decode step, measured in this run: what the host spends submitting it (eager launches against one graph "
                   "replay), and the step end to end against its device time alone (log scale).");
+    // Each step's host lane from its first launch call and its device lanes from its first kernel: under the
+    // observer the first kernel of a step starts late (its tracing of the call), which says nothing of the step.
+    const json& observed = details_of(check_of(lab, "launches.counts")).value("timelines", json::object());
+    std::map<std::string, json> tl;
+    std::map<std::string, double> delay;
+    double axis = 0;  // one time axis for both: the replay's lanes against the eager step's
+    for (const char* way : {"eager", "graph"}) {
+        if (!observed.contains(way) || !observed[way].contains("items") || observed[way]["items"].empty()) continue;
+        json t = observed[way];
+        double first_call = INFINITY, first_item = INFINITY, span = 0;
+        for (const json& c : t.value("calls", json::array())) first_call = std::min(first_call, number(c, "at_us", 0));
+        for (const json& it : t["items"]) first_item = std::min(first_item, number(it, "start_us", 0));
+        const double shift = std::isfinite(first_call) ? first_item - first_call : 0;
+        for (json& it : t["items"]) {
+            it["start_us"] = number(it, "start_us", 0) - shift, it["end_us"] = number(it, "end_us", 0) - shift;
+            span = std::max(span, number(it, "end_us", 0));
+        }
+        for (const json& c : t.value("calls", json::array())) span = std::max(span, number(c, "at_us", 0));
+        t["span_us"] = span;
+        axis = std::max(axis, span);
+        tl[way] = std::move(t), delay[way] = shift;
+    }
+    for (const auto& [way, t] : tl)
+        out += figure("08", timeline_svg(t, {}, axis),
+                      std::string(way == "eager" ? "One eager step: the given launchers' calls on the host"
+                                                 : "One step of your graph: its replay call on the host") +
+                          " and the kernels on the device, as the observer recorded them; the device lane is drawn from the "
+                          "first kernel, which started " + fmt(delay[way]) + " µs after the first call under the observer (its "
+                          "callbacks lengthen each call on the host; the times above are measured without them).",
+                      way);
+    return out;
+}
+
+// Lab 02: the streaming copy's bandwidth with 1, 2, 4 and 8 loads in flight per thread, at a quarter of the SM's
+// warps, against the copy bandwidth: latency hidden by loads in flight rather than by occupancy.
+std::string picture_02(const json& lab, const json& ceilings) {
+    const json& d = details_of(check_of(lab, "perf.stream_copy"));
+    const json& curve = d.value("gbps_by_loads", json::object());
+    if (!curve.is_object() || curve.empty()) return "";
+    std::vector<std::pair<double, double>> pts;
+    for (const auto& [k, v] : curve.items())
+        if (v.is_number()) pts.emplace_back(std::atof(k.c_str()), v.get<double>());
+    std::sort(pts.begin(), pts.end());
+    if (pts.size() < 2) return "";
+    const double copy = number(ceilings, "d2d_copy_gbps");
+    double top = std::isfinite(copy) ? copy : 0;
+    for (const auto& p : pts) top = std::max(top, p.second);
+    top *= 1.1;
+    const double w = 520, h = 230, l = 60, r = 20, t = 12, b = 40, x0 = std::log2(pts.front().first), x1 = std::log2(pts.back().first);
+    const auto X = [&](double loads) { return l + (w - l - r) * (std::log2(loads) - x0) / std::max(1e-9, x1 - x0); };
+    const auto Y = [&](double g) { return t + (h - t - b) * (1 - g / top); };
+    std::ostringstream s;
+    s << "<svg class=\"curve\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h << "\"><rect x=\"" << l
+      << "\" y=\"" << t << "\" width=\"" << w - l - r << "\" height=\"" << h - t - b << "\" fill=\"#fff\" stroke=\"#ccd\"/>";
+    if (std::isfinite(copy))
+        s << "<line x1=\"" << l << "\" x2=\"" << w - r << "\" y1=\"" << px(Y(copy)) << "\" y2=\"" << px(Y(copy))
+          << "\" stroke=\"#222\" stroke-dasharray=\"5 3\"/><text x=\"" << w - r - 4 << "\" y=\"" << px(Y(copy) - 4)
+          << "\" text-anchor=\"end\">copy bandwidth " << fmt(copy) << " GB/s</text>";
+    s << "<polyline fill=\"none\" stroke=\"#3d7dd8\" stroke-width=\"2\" points=\"";
+    for (const auto& p : pts) s << px(X(p.first)) << "," << px(Y(p.second)) << " ";
+    s << "\"/>";
+    const double chosen = number(d, "loads");
+    for (const auto& p : pts) {
+        const bool mine = p.first == chosen;
+        s << "<circle class=\"" << (mine ? "pt-student" : "pt") << "\" cx=\"" << px(X(p.first)) << "\" cy=\"" << px(Y(p.second)) << "\" r=\""
+          << (mine ? 6 : 4) << "\" fill=\"" << (mine ? "#c33" : "#3d7dd8") << "\"><title>" << fmt(p.first, 1) << " loads: " << fmt(p.second)
+          << " GB/s</title></circle><text x=\"" << px(X(p.first)) << "\" y=\"" << h - b + 14 << "\" text-anchor=\"middle\">" << fmt(p.first, 1)
+          << "</text><text x=\"" << px(X(p.first)) << "\" y=\"" << px(Y(p.second) + 16) << "\" text-anchor=\"middle\">" << fmt(p.second)
+          << "</text>";
+    }
+    s << "<text x=\"" << (l + w - r) / 2 << "\" y=\"" << h - 6 << "\" text-anchor=\"middle\">loads in flight per thread</text><text x=\""
+      << l - 4 << "\" y=\"" << px(Y(0)) << "\" text-anchor=\"end\">0</text><text x=\"" << l - 4 << "\" y=\"" << t + 10
+      << "\" text-anchor=\"end\">GB/s</text></svg>";
+    return figure("02", s.str(),
+                  "Your streaming copy at a quarter of the SM's warps, with 1, 2, 4 and 8 loads in flight per thread (a short "
+                  "timing of each, in this run), against the copy bandwidth of this run's ceilings: at fixed occupancy, more "
+                  "loads in flight hide more of the memory latency. Red: the setting the graded timings used, your fastest.");
 }
 
 // Lab 09: a shape's cost over r calls, P + r·T for the specialised kernel against r·T of the generic and bucketed
@@ -549,6 +766,42 @@ std::string picture_09(const json& lab) {
                       fmt(best_r) + " calls, the soonest of the " + std::to_string(costs.size()) + " shapes timed.");
 }
 
+// Lab 03: the GEMM's traffic by tile size against what it moved. The model's MiB at the graded shape are the
+// answers to traffic.mib_*: drawn only from the student's own answers, once graded right; the DRAM bytes each version
+// moved come from --profile.
+std::string traffic_figure(const json& lab) {
+    std::vector<Bar> bars;
+    std::size_t answered = 0;
+    for (const char* tile : {"32x32", "64x64", "128x128"}) {
+        const json* a = check_of(lab, std::string("traffic.mib_") + tile);
+        if (a == nullptr || text(*a, "status") != "pass") continue;
+        ++answered;
+        bars.push_back({std::string("model, ") + tile + " tiles (your answer)", std::atof(text(*a, "measured").c_str()), "#9aa5b1"});
+    }
+    std::size_t measured = 0;
+    for (const json& e : lab.value("profile", json::array())) {
+        if (text(e, "target") != "gemms" || !text(e, "skipped").empty()) continue;
+        const char* names[] = {"v1 moved (DRAM)", "v2 moved (DRAM)", "v3 moved (DRAM)"};
+        for (const json& k : e.value("kernels", json::array())) {
+            if (measured >= 3) break;
+            const json& m = k.value("metrics", json::object());
+            const double bytes = number(m, "dram__bytes_read.sum", 0) + number(m, "dram__bytes_write.sum", 0);
+            if (bytes > 0) bars.push_back({names[measured], bytes / (1024.0 * 1024.0), "#3d7dd8"});
+            ++measured;
+        }
+    }
+    if (bars.empty()) return "";
+    std::string caption = "The GEMM's memory traffic at the graded shape, MiB (log scale): ";
+    caption += answered > 0 ? "the model's traffic with independent tiles of each size, from your answers (graded right), "
+                            : "answer traffic.mib_32x32, mib_64x64 and mib_128x128 in answers.toml to see the model's traffic per "
+                              "tile size here; ";
+    caption += measured > 0 ? std::string(answered > 0 ? "against " : "") +
+                                  "the DRAM bytes each version moved, read and written, as Nsight Compute counted them: the "
+                                  "L2 serves many of the re-reads the model counts."
+                            : "run with --profile to see the DRAM bytes each version moved beside it.";
+    return figure("03", bars_svg(bars, "MiB", true), caption, "traffic");
+}
+
 // Lab 03: the tiling progression in TFLOP/s, each version measured in this run, against cuBLAS and the BF16 peak.
 std::string picture_03(const json& lab, const json& ceilings) {
     const json& v1 = details_of(check_of(lab, "perf.v1_speedup"));
@@ -561,10 +814,9 @@ std::string picture_03(const json& lab, const json& ceilings) {
                              {"v3: tensor cores", number(v3, "tflops"), "#3d7dd8"},
                              {"cuBLAS", number(v3, "cuBLAS_tflops"), "#666"}};
     const double peak = number(ceilings, "bf16_gemm_tflops");
-    return figure("03", bars_svg(bars, "TFLOP/s", true, peak, "BF16 peak (this run)"),
+    return traffic_figure(lab) + figure("03", bars_svg(bars, "TFLOP/s", true, peak, "BF16 peak (this run)"),
                   "Each version of the GEMM in TFLOP/s, measured in this run at the graded shape (log scale), against cuBLAS and "
-                  "the BF16 peak of this run's ceilings. Each step reuses more of what it loads: with --profile, the DRAM "
-                  "bytes of each version are below (the model's traffic per tile size is in the handout).");
+                  "the BF16 peak of this run's ceilings. Each step reuses more of what it loads (above: the traffic).");
 }
 
 // Lab 05: peak device memory of each path, measured by the observer against the model's, and its kernels.
@@ -585,6 +837,55 @@ std::string picture_05(const json& lab) {
                       fmt(kernels("launches.all_fused"), 1) + ". With --profile, the DRAM bytes each path moved are below.");
 }
 
+// Lab 07: the online softmax's running maximum m and sum ℓ along one row, tile by tile, from the graded inputs in
+// FP64, ending at the row's LSE — FP64's and your kernel's.
+std::string online_figure(const json& lab) {
+    const json& st = details_of(check_of(lab, "correct.attention_small")).value("online_state", json::object());
+    if (!st.contains("m") || !st["m"].is_array() || st["m"].empty()) return "";
+    const json &m = st["m"], &ell = st["l"], &rescale = st.value("rescale", json::array());
+    const std::size_t n = m.size();
+    double mlo = INFINITY, mhi = -INFINITY, lhi = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        mlo = std::min(mlo, m[i].get<double>()), mhi = std::max(mhi, m[i].get<double>());
+        lhi = std::max(lhi, ell[i].get<double>());
+    }
+    if (!(mhi > mlo)) mhi = mlo + 1;
+    const double w = 560, h = 200, l = 56, r = 60, t = 14, b = 36;
+    const auto X = [&](std::size_t i) { return l + (w - l - r) * (static_cast<double>(i) + 0.5) / static_cast<double>(n); };
+    const auto Ym = [&](double v) { return t + (h - t - b) * (1 - (v - mlo) / (mhi - mlo) * 0.9 - 0.05); };
+    const auto Yl = [&](double v) { return t + (h - t - b) * (1 - v / (lhi * 1.1)); };
+    std::ostringstream s;
+    s << "<svg class=\"online\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h << "\"><rect x=\"" << l
+      << "\" y=\"" << t << "\" width=\"" << w - l - r << "\" height=\"" << h - t - b << "\" fill=\"#fff\" stroke=\"#ccd\"/>";
+    for (std::size_t i = 0; i < n; ++i) {
+        const double bw = (w - l - r) / static_cast<double>(n) * 0.6;
+        s << "<rect x=\"" << px(X(i) - bw / 2) << "\" y=\"" << px(Yl(ell[i].get<double>())) << "\" width=\"" << px(bw) << "\" height=\""
+          << px(Yl(0) - Yl(ell[i].get<double>())) << "\" fill=\"#9ec5e8\"><title>after tile " << i + 1 << ": ℓ = " << fmt(ell[i].get<double>())
+          << "</title></rect>";
+        if (i < rescale.size() && rescale[i].is_number() && rescale[i].get<double>() < 0.999 && i > 0)
+            s << "<text x=\"" << px(X(i)) << "\" y=\"" << px(Yl(ell[i].get<double>()) - 4) << "\" text-anchor=\"middle\" fill=\"#555\">×"
+              << fmt(rescale[i].get<double>(), 2) << "</text>";
+        s << "<text x=\"" << px(X(i)) << "\" y=\"" << h - b + 14 << "\" text-anchor=\"middle\">" << i + 1 << "</text>";
+    }
+    s << "<polyline fill=\"none\" stroke=\"#c33\" stroke-width=\"2\" points=\"";
+    for (std::size_t i = 0; i < n; ++i) s << px(X(i)) << "," << px(Ym(m[i].get<double>())) << " ";
+    s << "\"/>";
+    for (std::size_t i = 0; i < n; ++i)
+        s << "<circle cx=\"" << px(X(i)) << "\" cy=\"" << px(Ym(m[i].get<double>())) << "\" r=\"3\" fill=\"#c33\"><title>after tile " << i + 1
+          << ": m = " << fmt(m[i].get<double>()) << "</title></circle>";
+    s << "<text x=\"" << l - 4 << "\" y=\"" << px(Ym(mhi)) << "\" text-anchor=\"end\" fill=\"#c33\">m " << fmt(mhi) << "</text><text x=\""
+      << l - 4 << "\" y=\"" << px(Ym(mlo)) << "\" text-anchor=\"end\" fill=\"#c33\">" << fmt(mlo) << "</text><text x=\"" << w - r + 4
+      << "\" y=\"" << px(Yl(lhi)) << "\" fill=\"#3d7dd8\">ℓ " << fmt(lhi) << "</text><text x=\"" << (l + w - r) / 2 << "\" y=\"" << h - 6
+      << "\" text-anchor=\"middle\">tile of " << fmt(number(st, "keys_per_tile", 64), 1) << " keys</text></svg>";
+    return figure("07", s.str(),
+                  "The online softmax along one row (head " + fmt(number(st, "head", 0), 1) + ", row " + fmt(number(st, "row", 0), 1) +
+                      " of a causal case, " + fmt(number(st, "keys", 0), 1) + " keys), tile by tile, in FP64 from this run's inputs: "
+                      "the running maximum m of the scaled scores (red) and the sum ℓ of exponentials relative to it (bars); "
+                      "when m rises, everything so far is rescaled by e^(m_old − m) (the × factors). At the end LSE = m + ln ℓ = " +
+                      fmt(number(st, "lse_fp64"), 7) + "; your kernel wrote " + fmt(number(st, "lse_yours"), 7) + ".",
+                  "online");
+}
+
 // Lab 07: the memory the attention forward needs beyond its inputs and output, against the MATH path's scores.
 std::string picture_07(const json& lab) {
     const json& m = details_of(check_of(lab, "memory.extra"));
@@ -599,12 +900,13 @@ std::string picture_07(const json& lab) {
     if (t.contains("tflops"))
         caption += " At B 1, H 32, L 8192 it ran at " + fmt(number(t, "tflops")) + " TFLOP/s, " + fmt(100 * number(t, "ratio"), 2) +
                    "% of cuBLAS's BF16 GEMM (" + fmt(number(t, "cublas_tflops")) + " TFLOP/s) in this run.";
-    return figure("07", bars_svg(bars, "MiB", true, 16, "16 MiB limit"), caption);
+    return figure("07", bars_svg(bars, "MiB", true, 16, "16 MiB limit"), caption) + online_figure(lab);
 }
 
 std::string lab_picture(const json& lab, const json& ceilings) {
     const std::string id = text(lab, "id");
     if (id == "01") return picture_01(lab);
+    if (id == "02") return picture_02(lab, ceilings);
     if (id == "03") return picture_03(lab, ceilings);
     if (id == "04") return picture_04(lab);
     if (id == "05") return picture_05(lab);
@@ -650,7 +952,10 @@ std::string evidence_html(const json& lab) {
             }
             s << "</tr>";
         }
-        s << "</table></div>";
+        s << "</table>";
+        if (const double left = number(e, "course_kernels_left_out", 0); left > 0)
+            s << "<p class=\"hint\">Not shown: " << fmt(left, 1) << " launches of the course's own kernels (fresh inputs drawn between yours).</p>";
+        s << "</div>";
     }
     s << "</div>";
     return s.str();

@@ -1091,4 +1091,45 @@ nlohmann::json Observation::summary() const {
     return out;
 }
 
+nlohmann::json Observation::timeline(std::size_t max_items) const {
+    struct Item {
+        std::string lane, name;
+        std::uint32_t stream;
+        std::uint64_t start, end;
+    };
+    std::vector<Item> items;
+    for (const ObservedKernel& k : kernels)
+        if (k.graded) items.push_back({"kernels", kernel_display_name(k.name), k.stream, k.start, k.end});
+    for (const ObservedCopy& c : copies)
+        if (c.graded) {
+            const std::string lane = c.is_memset ? "memset" : c.kind == CopyKind::h2d ? "H2D" : c.kind == CopyKind::d2h ? "D2H"
+                                     : c.kind == CopyKind::d2d ? "D2D" : to_string(c.kind);
+            items.push_back({lane, std::to_string(c.bytes) + " bytes", c.stream, c.start, c.end});
+        }
+    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.start < b.start; });
+    std::vector<const ObservedCall*> launches;
+    for (const ObservedCall& c : calls)
+        if (c.graded && (c.name.find("Launch") != std::string::npos || c.name.find("launch") != std::string::npos))
+            launches.push_back(&c);
+    std::uint64_t t0 = items.empty() ? 0 : items.front().start;
+    for (const ObservedCall* c : launches) t0 = t0 == 0 ? c->at : std::min(t0, c->at);
+    const auto us = [t0](std::uint64_t t) { return t >= t0 ? double(t - t0) * 1e-3 : 0.0; };
+    nlohmann::json out = {{"items", nlohmann::json::array()}, {"calls", nlohmann::json::array()}};
+    double span = 0;
+    for (std::size_t i = 0; i < items.size() && i < max_items; ++i) {
+        const Item& it = items[i];
+        out["items"].push_back({{"lane", it.lane}, {"name", it.name}, {"stream", it.stream}, {"start_us", us(it.start)},
+                                {"end_us", us(std::max(it.end, it.start))}});
+        span = std::max(span, us(it.end));
+    }
+    for (std::size_t i = 0; i < launches.size() && i < max_items; ++i) {
+        out["calls"].push_back({{"name", launches[i]->name}, {"at_us", us(launches[i]->at)}});
+        span = std::max(span, us(launches[i]->at));
+    }
+    out["span_us"] = span;
+    out["left_out"] = (items.size() > max_items ? items.size() - max_items : 0) +
+                      (launches.size() > max_items ? launches.size() - max_items : 0);
+    return out;
+}
+
 }  // namespace gpulab::grader

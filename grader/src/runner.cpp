@@ -592,6 +592,7 @@ int run_code_checks(const Lab& lab, const std::vector<std::size_t>& order, const
                     ev["skipped"] = got.value("skipped", "");
                     ev["kernels"] = got.value("kernels", nlohmann::json::array());
                     ev["seconds"] = got.value("seconds", 0.0);
+                    if (got.value("course_kernels_left_out", 0) > 0) ev["course_kernels_left_out"] = got["course_kernels_left_out"];
                 } catch (const std::exception& ex) {
                     ev["skipped"] = std::string("the profiler failed: ") + ex.what();
                 }

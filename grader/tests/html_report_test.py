@@ -6,8 +6,9 @@ The report pages (grader/html_report.hpp), rendered by headless Chromium and rea
     (a roofline and a bandwidth gauge, drawn from this run's fake ceilings), one with a fairness note;
   - a real run here (`grader 00 --no-ceilings`: without a GPU, or with the ceilings not measured, its performance
     checks say why they have no pictures);
-  - a saved report of a real GPU run (fixtures/report_h100_solution.json: all ten labs' solutions on an H100, their
-    code checks only: its answer checks would print the answer key into a student's release);
+  - a saved report of a real GPU run (fixtures/report_h100_solution.json: all ten labs' solutions on an H100 with
+    --profile, their code checks only: its answer checks would print the answer key into a student's release), and
+    the same without its profiler evidence;
   - a class page from a gradebook naming those reports, with two more students whose ratios overlap and one whose
     report cannot be read.
 Each page: nothing fetched (no script, no external URL), no console error, the elements its data call for, and a
@@ -187,20 +188,83 @@ self_contained(h100_html, "h100")
 dom = render(h100_html, "h100")
 timed = [(lab["id"], c) for lab in h100["labs"] for c in lab["checks"]
          if c["kind"] == "performance" and "time_ms" in c["details"]]
-with_bytes = [x for x in timed if "bytes_moved" in x[1]["details"] or x[1]["details"].get("work_model", {}).get("bytes")]
-expect(len(dom.find("svg", cls="gauge")) + len(dom.find("svg", cls="roofline")) == len(with_bytes) > 0,
-       f"h100: a roofline or gauge for each timed check whose work model has bytes ({len(with_bytes)})")
+def rates(d):
+    w = d.get("work_model", {})
+    return w.get("gbps", 0), w.get("tflops", 0), w.get("host_gbps", 0)
+
+
+with_roof = [x for x in timed if rates(x[1]["details"])[0] > 0 and rates(x[1]["details"])[1] > 0]
+with_gauge = [x for x in timed if x not in with_roof and (rates(x[1]["details"])[0] > 0 or rates(x[1]["details"])[2] > 0
+                                                          or "bytes_moved" in x[1]["details"])]
+expect(len(dom.find("svg", cls="roofline")) == len(with_roof) > 0 and len(dom.find("svg", cls="gauge")) == len(with_gauge) > 0,
+       f"h100: a roofline for each timed check whose work model has bytes and FLOPs ({len(with_roof)}), a gauge for each "
+       f"with bytes alone ({len(with_gauge)})")
 with_timings = [x for x in timed if any(isinstance(v, dict) and "median_ms" in v for v in x[1]["details"].values())]
 expect(len(dom.find("svg", cls="timings")) == len(with_timings), f"h100: the timings of each timed check ({len(with_timings)})")
 expect("NVIDIA H100" in dom.all_text(), "h100: the GPU is named")
-expect(len(dom.find("p", id_prefix="profile-hint")) == 1, "h100: a GPU run without --profile says how to get the evidence")
 pictures = {a.get("id") for a in dom.find("figure", cls="lab-picture")}
-expect(pictures == {"picture-01", "picture-03", "picture-04", "picture-05", "picture-06", "picture-07", "picture-08", "picture-09"},
-       "h100: the pictures of labs 01 (pipeline schedule), 03 (TFLOP/s per version), 04 (bank conflicts), 05 (peak memory "
-       "per path), 06 (stages against the bound), 07 (extra memory), 08 (host and device, eager and replay) and 09 "
-       "(P + r·T and the crossover), from the run's data: " + str(sorted(pictures)))
+expect(pictures == {"picture-01-observed", "picture-01", "picture-02", "picture-03-traffic", "picture-03", "picture-04-layout", "picture-04",
+                    "picture-05", "picture-06", "picture-07", "picture-07-online", "picture-08", "picture-08-eager",
+                    "picture-08-graph", "picture-09"},
+       "h100: the pictures of labs 01 (the observed call, the pipeline schedule), 02 (bandwidth by loads in flight), 03 "
+       "(the DRAM bytes each version moved, TFLOP/s per version), 04 (the layouts' banks, bank conflicts), 05 (peak memory per path), 06 (stages against the "
+       "bound), 07 (extra memory, the online softmax's state), 08 (host and device, eager and replay, and one step of "
+       "each observed) and 09 (P + r·T and the crossover), from the run's data: " + str(sorted(pictures)))
 expect(len(dom.find("line", cls="t-measured")) == 1 and len(dom.find("circle", cls="crossover-point")) == 1,
        "h100: lab 01's measured T_pipe and lab 09's crossover are marked")
+labs_by_id = {lab["id"]: lab for lab in h100["labs"]}
+
+
+def details(lab, check):
+    return next(c for c in labs_by_id[lab]["checks"] if c["id"] == check)["details"]
+
+
+# The observed timelines: one bar per kernel and copy the observer recorded, one tick per launch call.
+timelines = [details("01", "correct.timed_size")["timeline"], *details("08", "launches.counts")["timelines"].values()]
+expect(len(dom.find("svg", cls="observed")) == len(timelines) == 3, "h100: lab 01's observed call and lab 08's two steps")
+expect(len(dom.find("rect", cls="item")) == sum(len(t["items"]) for t in timelines) > 0
+       and len(dom.find("line", cls="call")) == sum(len(t["calls"]) for t in timelines) > 0,
+       "h100: every observed kernel and copy drawn, and every launch call")
+expect(len(dom.find("line", cls="marker")) == 2, "h100: lab 01's timeline marks the model's T_pipe and the timed median")
+curve = details("02", "perf.stream_copy")["gbps_by_loads"]
+expect(len(dom.find("svg", cls="curve")) == 1 and len(dom.find("circle", cls="pt")) == len(curve) - 1,
+       f"h100: lab 02's curve has its {len(curve)} settings, the one graded marked apart")
+expect(len(dom.find("g", cls="bank-grid")) == 3, "h100: lab 04's three layouts drawn bank by bank")
+state = details("07", "correct.attention_small")["online_state"]
+expect(len(dom.find("svg", cls="online")) == 1 and f"{state['lse_fp64']:.6f}"[:6] in dom.all_text(),
+       "h100: lab 07's online-softmax state, ending at the row's LSE")
+# The profiler's evidence: one table per declared target, one row per kernel, the kit's own kernels left out.
+evidence = [(lab["id"], e) for lab in h100["labs"] for e in lab.get("profile", [])]
+expect(len(dom.find("div", cls="evidence")) == len(evidence) == 7 and len(dom.find("table", cls="counters")) == 7,
+       "h100 --profile: the evidence of labs 02, 03, 04, 05, 06 (two targets) and 07")
+expect(not any("gpulab::" in k["name"] for _, e in evidence for k in e["kernels"])
+       and any(e.get("course_kernels_left_out", 0) > 0 for _, e in evidence)
+       and "launches of the course's own kernels" in dom.all_text(),
+       "h100 --profile: the kit's input fills are left out of the evidence, and said to be")
+expect(not dom.find("p", id_prefix="profile-hint"), "h100 --profile: no hint to run --profile")
+expect("v3 moved (DRAM)" in dom.all_text() and "(your answer)" not in dom.all_text(),
+       "h100: lab 03's traffic picture has the bytes each version moved, and no model figure (no answers in this report)")
+# The same run without --profile says how to get the evidence. Its lab 03 has two traffic answers, one right: the
+# model's traffic is drawn from the right one alone (the model's figures are answers).
+plain_json, plain_html = os.path.join(work, "h100-plain.json"), os.path.join(work, "h100-plain.html")
+plain = copy.deepcopy(h100)
+for lab in plain["labs"]:
+    lab.pop("profile", None)
+    if lab["id"] == "03":
+        for tile, status in (("64x64", "pass"), ("32x32", "fail")):
+            lab["checks"].append({"id": "traffic.mib_" + tile, "title": "traffic.mib_" + tile, "kind": "answer", "status": status,
+                                  "points": 0, "max_points": 1, "measured": "3096" if status == "pass" else "17", "target": "",
+                                  "message": "", "hint": "", "details": {}})
+json.dump(plain, open(plain_json, "w"))
+rc, out, _ = timed_report([plain_json], plain_html)
+expect(rc == 0, "grader report renders the run without its evidence")
+dom_plain = render(plain_html, "h100-plain")
+expect(len(dom_plain.find("p", id_prefix="profile-hint")) == 1 and not dom_plain.find("div", cls="evidence"),
+       "h100 without --profile: no evidence, and says how to get it")
+plain_text = dom_plain.all_text()
+expect("model, 64x64 tiles (your answer)" in plain_text and "3096 MiB" in plain_text and "32x32 tiles" not in plain_text
+       and "moved (DRAM)" not in plain_text and "run with --profile to see the DRAM bytes" in plain_text,
+       "h100 without --profile: lab 03's model traffic from the answer graded right only, and how to get the bytes moved")
 
 # ---- the class page
 klass = os.path.join(work, "class")
@@ -287,10 +351,13 @@ expect(len(dom.find("path", cls="ref-mark")) == 2,
 ref_html = os.path.join(work, "h100-ref.html")
 rc, out = run([grader, "report", h100_json, "--html", ref_html, "--calibration", os.path.join(klass, "gradebook.json")])
 d = copy_check["details"]
-student_gbps = d["bytes_moved"] / (d["time_ms"] * 1e-3) / 1e9
+student_gbps = d["work_model"]["gbps"]
 page = open(ref_html).read()
-expect(rc == 0 and page.count("<title>reference solution:") == 1 and f"{student_gbps / 2:.0f}" in page.split("<title>reference solution:")[1][:30],
-       f"--calibration: the reference solution's bandwidth on this GPU beside the code's ({student_gbps / 2:.0f} GB/s)")
+lab00 = page.split('<section class="lab" id="lab-00">')[1].split('<section class="lab"')[0]
+expect(rc == 0 and page.count("<title>reference solution:") == 2 and lab00.count("<title>reference solution:") == 1
+       and f"{student_gbps / 2:.0f}" in lab00.split("<title>reference solution:")[1][:30],
+       f"--calibration: the reference solution's bandwidth on this GPU beside the code's, on the two checks the "
+       f"calibration has (lab 00: {student_gbps / 2:.0f} GB/s)")
 rc, out = run([grader, "report", h100_json, "--html", os.path.join(work, "h100-noref.html"), "--calibration", fake_json])
 expect(rc == 0 and "no calibration on this report's GPU" in out, "--calibration without this GPU's calibration says so")
 

@@ -374,6 +374,8 @@ CorrectnessResult check_chunks(Context& ctx, const std::string& id, std::size_t 
     r.details["iters"] = iters;
     r.details["under_chaos"] = chaos.has_value();
     r.details["observed"] = s.seen.summary();
+    // The timed size's run on a time axis: the report page draws it per engine and stream against T_pipe.
+    if (n == kTimedElements) r.details["timeline"] = s.seen.timeline();
     return r;
 }
 

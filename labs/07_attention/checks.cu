@@ -216,7 +216,39 @@ CorrectnessResult run_and_compare(Context& ctx, const std::string& kind, const A
     return require_own_kernels(std::move(r), ctx, "attention, " + key, seen);
 }
 
+// The online softmax's state along one row of a case, in FP64 from the inputs: after each tile of 64 keys, the
+// running maximum m of the scaled scores, the sum ℓ of exponentials relative to it, and the factor e^(m_old − m) that
+// rescaled what came before. The report page draws it, ending at the row's LSE (FP64's and the kernel's).
+nlohmann::json online_state(const AttentionCase& c, int head, int row, float yours) {
+    constexpr int kKeys = 64;
+    const int L = c.shape.seq_len, d = c.shape.head_dim;
+    const std::size_t base = std::size_t(head) * L * d;
+    const auto at = [&](const std::vector<std::uint16_t>& h, int r, int i) {
+        return double(bf16_bits_to_float(h[base + std::size_t(r) * d + std::size_t(i)]));
+    };
+    const int keys = c.shape.causal ? row + 1 : L;
+    double m = -INFINITY, l = 0;
+    nlohmann::json ms = nlohmann::json::array(), ls = nlohmann::json::array(), rescale = nlohmann::json::array();
+    for (int k0 = 0; k0 < keys; k0 += kKeys) {
+        std::vector<double> s;
+        for (int k = k0; k < std::min(keys, k0 + kKeys); ++k) {
+            double dot = 0;
+            for (int i = 0; i < d; ++i) dot += at(c.hq, row, i) * at(c.hk, k, i);
+            s.push_back(dot / std::sqrt(double(d)));
+        }
+        const double m_new = std::max(m, *std::max_element(s.begin(), s.end()));
+        const double factor = std::isfinite(m) ? std::exp(m - m_new) : 0.0;
+        l *= factor;
+        for (const double x : s) l += std::exp(x - m_new);
+        m = m_new;
+        ms.push_back(m), ls.push_back(l), rescale.push_back(factor);
+    }
+    return {{"head", head}, {"row", row}, {"keys", keys}, {"keys_per_tile", kKeys}, {"m", ms}, {"l", ls},
+            {"rescale", rescale}, {"lse_fp64", m + std::log(l)}, {"lse_yours", double(yours)}};
+}
+
 CorrectnessResult check_attention_small(Context& ctx) {
+    nlohmann::json state;
     CorrectnessResult r;
     int compared = 0;
     for (const int d : {64, 128})
@@ -235,6 +267,7 @@ CorrectnessResult check_attention_small(Context& ctx) {
                         const double e = std::abs(double(out.lse[i]) - c.ref.lse[i]);
                         if (!(e <= worst)) worst = e, at = i;  // NaN counts as worst
                     }
+                    if (d == 128 && causal && L == 257) state = online_state(c, 0, L - 1, out.lse[std::size_t(L - 1)]);
                     if (!(worst <= kLseTol)) {
                         r.passed = false;
                         r.message = strprintf("LSE, %s: row %zu is %.9g, FP64 says %.9g (tolerance %.3g)", key.c_str(), at,
@@ -253,6 +286,7 @@ CorrectnessResult check_attention_small(Context& ctx) {
         r.message = strprintf("%d shapes (d 64 and 128, causal and not, L = 1, 7, 97, 257) within the BF16 tolerance of "
                               "FP64, O and LSE",
                               compared);
+    if (!state.is_null()) r.details["online_state"] = std::move(state);
     return r;
 }
 

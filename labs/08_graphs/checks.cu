@@ -246,6 +246,15 @@ CorrectnessResult check_launch_counts(Context& ctx) {
     const std::int64_t eager = host_launches() - e0;
     std::string found = strprintf("eager %lld host launches", (long long)eager);
     nlohmann::json observed = nlohmann::json::object();
+    // One step of each, on a time axis, for the report page's host and device lanes (counted above and below, not
+    // here: the given eager launchers run as graded only inside this window, to be drawn).
+    nlohmann::json timelines = nlohmann::json::object();
+    {
+        Window w;
+        as_graded([&] { run_step_eager(s.model, s.buffers, s.in.data(), s.eager_out.data(), false, s.stream); });
+        CUDA_CHECK(cudaStreamSynchronize(s.stream));
+        timelines["eager"] = w.close().timeline();
+    }
     for (const bool fused : {false, true}) {
         GraphStep step(s.model, s.buffers, fused);
         as_graded([&] { step.step_direct(s.stream); });  // the first replay: anything left to set up is done
@@ -256,6 +265,12 @@ CorrectnessResult check_launch_counts(Context& ctx) {
         });
         CUDA_CHECK(cudaStreamSynchronize(s.stream));
         const Observation seen = w.close();
+        if (!fused) {
+            Window one;
+            as_graded([&] { step.step_direct(s.stream); });
+            CUDA_CHECK(cudaStreamSynchronize(s.stream));
+            timelines["graph"] = one.close().timeline();
+        }
         const auto count = [&](bool (*pred)(const ObservedCall&)) {
             return std::int64_t(std::count_if(seen.calls.begin(), seen.calls.end(), pred));
         };
@@ -281,7 +296,7 @@ CorrectnessResult check_launch_counts(Context& ctx) {
     r.passed = eager == expected[0].counts.host_submissions;
     r.message = r.passed ? found + " (the model's counts, as the observer saw them)"
                          : strprintf("the eager step did not make %lld launches: ", (long long)expected[0].counts.host_submissions) + found;
-    r.details = {{"observed", observed}};
+    r.details = {{"observed", observed}, {"timelines", timelines}};
     return r;
 }
 

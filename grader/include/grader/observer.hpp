@@ -181,6 +181,12 @@ struct Observation {
     [[nodiscard]] Held graded_memory() const;
     /** @brief A compact summary for a check's details: counts, kernel names, streams. */
     [[nodiscard]] nlohmann::json summary() const;
+    /** @brief The graded code's kernels and copies on a time axis, for a check's details (the report page draws
+     *  them): `{"span_us", "items": [{"lane", "name", "stream", "start_us", "end_us"}], "calls": [{"name", "at_us"}],
+     *  "left_out"}`. Times are µs from the first graded item; lanes are "H2D", "D2H", "D2D", "memset" (copy
+     *  engines) and "kernels"; `calls` are the graded launch submissions on the host (runtime and driver launches,
+     *  graph launches). At most @p max_items items and as many calls, the earliest; `left_out` counts the rest. */
+    [[nodiscard]] nlohmann::json timeline(std::size_t max_items = 400) const;
 };
 
 /** @brief Memory the graded code holds now, from the ledger (every allocation since the observer started). */
