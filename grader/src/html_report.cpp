@@ -66,6 +66,17 @@ std::string text(const json& j, const char* key) {
     return j[key].get<std::string>();
 }
 
+// What @p draw returns, or, when the report's data for it is not what it expects (a saved report edited or from
+// another version), a line saying so: one picture's trouble never costs the page.
+template <class Draw>
+std::string drawn(Draw&& draw, const std::string& what) {
+    try {
+        return draw();
+    } catch (const std::exception& e) {
+        return "<p class=\"why\">" + esc(what) + " could not be drawn from this report's data (" + esc(e.what()) + ").</p>";
+    }
+}
+
 // ---------------------------------------------------------------- the shell
 
 const char* kStyle = R"(
@@ -782,7 +793,9 @@ std::string traffic_figure(const json& lab) {
     for (const json& e : lab.value("profile", json::array())) {
         if (text(e, "target") != "gemms" || !text(e, "skipped").empty()) continue;
         const char* names[] = {"v1 moved (DRAM)", "v2 moved (DRAM)", "v3 moved (DRAM)"};
-        for (const json& k : e.value("kernels", json::array())) {
+        const json& kernels = e.value("kernels", json::array());
+        if (!kernels.is_array()) continue;
+        for (const json& k : kernels) {
             if (measured >= 3) break;
             const json& m = k.value("metrics", json::object());
             const double bytes = number(m, "dram__bytes_read.sum", 0) + number(m, "dram__bytes_write.sum", 0);
@@ -842,8 +855,12 @@ std::string picture_05(const json& lab) {
 std::string online_figure(const json& lab) {
     const json& st = details_of(check_of(lab, "correct.attention_small")).value("online_state", json::object());
     if (!st.contains("m") || !st["m"].is_array() || st["m"].empty()) return "";
-    const json &m = st["m"], &ell = st["l"], &rescale = st.value("rescale", json::array());
+    const json &m = st["m"], &ell = st.value("l", json::array()), &rescale = st.value("rescale", json::array());
     const std::size_t n = m.size();
+    const auto numbers = [n](const json& a) {
+        return a.is_array() && a.size() == n && std::all_of(a.begin(), a.end(), [](const json& v) { return v.is_number(); });
+    };
+    if (!numbers(m) || !numbers(ell)) return "";
     double mlo = INFINITY, mhi = -INFINITY, lhi = 0;
     for (std::size_t i = 0; i < n; ++i) {
         mlo = std::min(mlo, m[i].get<double>()), mhi = std::max(mhi, m[i].get<double>());
@@ -862,7 +879,7 @@ std::string online_figure(const json& lab) {
         s << "<rect x=\"" << px(X(i) - bw / 2) << "\" y=\"" << px(Yl(ell[i].get<double>())) << "\" width=\"" << px(bw) << "\" height=\""
           << px(Yl(0) - Yl(ell[i].get<double>())) << "\" fill=\"#9ec5e8\"><title>after tile " << i + 1 << ": ℓ = " << fmt(ell[i].get<double>())
           << "</title></rect>";
-        if (i < rescale.size() && rescale[i].is_number() && rescale[i].get<double>() < 0.999 && i > 0)
+        if (rescale.is_array() && i < rescale.size() && rescale[i].is_number() && rescale[i].get<double>() < 0.999 && i > 0)
             s << "<text x=\"" << px(X(i)) << "\" y=\"" << px(Yl(ell[i].get<double>()) - 4) << "\" text-anchor=\"middle\" fill=\"#555\">×"
               << fmt(rescale[i].get<double>(), 2) << "</text>";
         s << "<text x=\"" << px(X(i)) << "\" y=\"" << h - b + 14 << "\" text-anchor=\"middle\">" << i + 1 << "</text>";
@@ -980,7 +997,7 @@ std::string checks_table(const json& lab, const json& ceilings, const json& refe
         if (text(c, "kind") == "performance")
             figures += "<div class=\"perf\" id=\"perf-" + esc(text(lab, "id")) + "-" + esc(text(c, "id")) + "\"><h3>" +
                        esc(text(c, "id")) + " — " + esc(text(c, "title")) + "</h3>" +
-                       perf_figures(c, ceilings, text(lab, "id"), reference) + "</div>";
+                       drawn([&] { return perf_figures(c, ceilings, text(lab, "id"), reference); }, "This check's pictures") + "</div>";
     }
     s << "</table>" << figures;
     return s.str();
@@ -1104,7 +1121,8 @@ std::string report_html(const json& report, const std::string& source, const jso
         b << " · " << fmt(number(lab, "seconds", 0)) << " s</p>";
         for (const json& f : lab.value("failures", json::array())) b << "<p class=\"st-fail\">" << esc(f.get<std::string>()) << "</p>";
         for (const json& f : lab.value("warnings", json::array())) b << "<p class=\"hint\">warning: " << esc(f.get<std::string>()) << "</p>";
-        b << lab_picture(lab, ceilings) << checks_table(lab, ceilings, reference) << evidence_html(lab) << "</section>\n";
+        b << drawn([&] { return lab_picture(lab, ceilings); }, "The lab's pictures") << checks_table(lab, ceilings, reference)
+          << drawn([&] { return evidence_html(lab); }, "The profiler's evidence") << "</section>\n";
     }
     return page("Grader report" + (who.empty() ? "" : ": " + who), b.str());
 }
@@ -1216,7 +1234,12 @@ std::string class_html(const json& g, const std::string& gradebook_dir) {
         }
         std::error_code ec;
         if (fs::exists(fs::path(gradebook_dir) / html_link_of(row["report"].get<std::string>()), ec)) page_exists.insert(who);
-        for (const json& lab : report->value("labs", json::array())) {
+        if (!report->is_object() || !report->value("labs", json::object()).is_array()) {
+            unreadable.push_back(who + " (" + rp.string() + ": not a report)");
+            continue;
+        }
+        for (const json& lab : (*report)["labs"]) {
+            if (!lab.is_object() || !lab.value("checks", json::array()).is_array()) continue;
             const std::string lid = text(lab, "id");
             for (const json& c : lab.value("checks", json::array())) {
                 const std::string cid = text(c, "id");

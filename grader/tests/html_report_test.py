@@ -266,6 +266,29 @@ expect("model, 64x64 tiles (your answer)" in plain_text and "3096 MiB" in plain_
        and "moved (DRAM)" not in plain_text and "run with --profile to see the DRAM bytes" in plain_text,
        "h100 without --profile: lab 03's model traffic from the answer graded right only, and how to get the bytes moved")
 
+# A saved report whose data a picture does not expect (edited, or from another version): the page is still written,
+# and says which pictures it could not draw.
+odd_json, odd_html = os.path.join(work, "odd.json"), os.path.join(work, "odd.html")
+odd = copy.deepcopy(h100)
+for lab in odd["labs"]:
+    for c in lab["checks"]:
+        if lab["id"] == "03" and c["id"] == "perf.v3_cublas_fraction":
+            c["details"]["work_model"]["tensor"] = []
+        if lab["id"] == "07" and c["id"] == "correct.attention_small":
+            c["details"]["online_state"]["l"] = "x"
+        if lab["id"] == "09" and c["id"] == "perf.policy":
+            for v in c["details"]["call_ms_generic_bucketed_specialized_and_p"].values():
+                v[0] = "x"
+    for e in lab.get("profile", []):
+        e["kernels"] = 7
+json.dump(odd, open(odd_json, "w"))
+rc, out, _ = timed_report([odd_json], odd_html)
+odd_text = open(odd_html).read() if os.path.isfile(odd_html) else ""
+expect(rc == 0 and odd_text.count("could not be drawn from this report") == 1 + 1 + len([l for l in odd["labs"] if l.get("profile")])
+       and 'id="lab-09"' in odd_text and "picture-07-online" not in odd_text,
+       "a report with odd data: the page is written, and says which pictures (lab 03's v3, lab 09's, each lab's evidence) "
+       "it could not draw; lab 07's online state, malformed, is left out: " + out.strip()[-200:])
+
 # ---- the class page
 klass = os.path.join(work, "class")
 os.makedirs(klass)
