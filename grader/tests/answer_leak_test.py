@@ -54,8 +54,8 @@ KNOWN = {
     ("05", "peak.separate_silu_mib", "memory.silu_mul.details.ledger_peak_bytes"): "the student's own observed peak",
     ("05", "peak.separate_silu_mib", "memory.silu_mul.details.observed"): "the student's own observed peak",
     ("05", "peak.separate_silu_mib", "memory.silu_mul.details.separate_peak_bytes"):
-        "the given separate chain's observed peak (the given code, run by the grader)",
-    ("05", "peak.separate_silu_mib", "memory.all_fused.details.separate_peak_bytes"): "as above",
+        "LEAK to mend: the given separate chain's observed peak, which the grader runs (its peak is the model's)",
+    ("05", "peak.separate_silu_mib", "memory.all_fused.details.separate_peak_bytes"): "LEAK to mend: as above",
     ("05", "peak.all_fused_mib", "memory.all_fused.details.ledger_peak_bytes"): "the student's own observed peak",
     ("05", "peak.all_fused_mib", "memory.all_fused.details.observed"): "the student's own observed peak",
 }
