@@ -446,7 +446,7 @@ std::string timeline_svg(const json& tl, const std::vector<Marker>& marks, doubl
         const std::string lane = text(it, "lane");
         const int no = stream_no[it.value("stream", std::uint64_t(0))];
         const std::string engine = lane == "kernels" ? "SMs" : lane == "memset" ? "memset" : lane + " copy";
-        lanes.emplace(std::make_pair(rank(lane), no), engine + " · stream " + std::to_string(no));
+        lanes.emplace(std::make_pair(rank(lane), no), it.contains("stream") ? engine + " · stream " + std::to_string(no) : engine);
     }
     constexpr std::size_t kMaxLanes = 24;
     std::map<std::pair<int, int>, int> row_of;
@@ -485,7 +485,7 @@ std::string timeline_svg(const json& tl, const std::vector<Marker>& marks, doubl
             continue;
         }
         const double y = 4 + row * row_of[key], a = number(it, "start_us", 0), b = number(it, "end_us", a);
-        s << "<rect class=\"item\" x=\"" << px(X(a)) << "\" y=\"" << px(y + 2) << "\" width=\"" << px(std::max(0.6, X(b) - X(a)))
+        s << "<rect class=\"item\" x=\"" << px(X(a)) << "\" y=\"" << px(y + 2) << "\" width=\"" << px(std::max(0.6, X(b) - X(a) - 0.5))
           << "\" height=\"14\" fill=\"" << colour(lane) << "\" fill-opacity=\"0.85\"><title>" << esc(text(it, "name")) << ": "
           << fmt(a) << "–" << fmt(b) << " µs</title></rect>";
     }
@@ -517,39 +517,20 @@ std::string picture_01(const json& lab) {
     const int chunks = static_cast<int>(number(sp, "chunks", 0));
     const double measured_us = number(m.value("pipeline", json::object()), "median_ms") * 1000;
     if (!(h2d > 0 && ker > 0 && d2h > 0) || chunks <= 0 || chunks > 4096) return "";
-    std::vector<std::array<double, 3>> start(chunks), end(chunks);
+    // The model's schedule: each engine takes one chunk at a time, a chunk's stage after its previous stage.
+    std::vector<std::array<double, 3>> end(chunks);
     const double dur[3] = {h2d, ker, d2h};
+    const char* lanes[3] = {"H2D", "kernels", "D2H"};
+    json schedule = {{"items", json::array()}, {"calls", json::array()}};
     for (int c = 0; c < chunks; ++c)
         for (int st = 0; st < 3; ++st) {
             double t = c > 0 ? end[c - 1][st] : 0;
             if (st > 0) t = std::max(t, end[c][st - 1]);
-            start[c][st] = t, end[c][st] = t + dur[st];
+            end[c][st] = t + dur[st];
+            schedule["items"].push_back({{"lane", lanes[st]}, {"name", "chunk " + std::to_string(c)}, {"start_us", t}, {"end_us", end[c][st]}});
         }
     const double model_us = end[chunks - 1][2];
-    const double top = std::max(model_us, std::isfinite(measured_us) ? measured_us : 0) * 1.05;
-    const double w = 560, l = 110, r = 20, row = 26, h = row * 3 + 40;
-    const auto X = [&](double us) { return l + (w - l - r) * us / top; };
-    std::ostringstream s;
-    s << "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h << "\">";
-    const char* lanes[3] = {"H2D copy engine", "SMs (kernel)", "D2H copy engine"};
-    for (int st = 0; st < 3; ++st) {
-        const double y = 6 + row * st;
-        s << "<text x=\"" << l - 6 << "\" y=\"" << px(y + 14) << "\" text-anchor=\"end\">" << lanes[st] << "</text>";
-        for (int c = 0; c < chunks; ++c)
-            s << "<rect x=\"" << px(X(start[c][st])) << "\" y=\"" << px(y + 3) << "\" width=\"" << px(std::max(0.5, X(end[c][st]) - X(start[c][st]) - 0.5))
-              << "\" height=\"16\" fill=\"" << (c % 2 ? "#7aa6e0" : "#3d7dd8") << "\"><title>chunk " << c << ": " << fmt(start[c][st])
-              << "–" << fmt(end[c][st]) << " µs</title></rect>";
-    }
-    const double ya = 6 + row * 3 + 4;
-    s << "<line x1=\"" << l << "\" x2=\"" << w - r << "\" y1=\"" << ya << "\" y2=\"" << ya << "\" stroke=\"#999\"/>";
-    s << "<line x1=\"" << px(X(model_us)) << "\" x2=\"" << px(X(model_us)) << "\" y1=\"2\" y2=\"" << ya
-      << "\" stroke=\"#333\" stroke-dasharray=\"3 2\"/>";
-    if (std::isfinite(measured_us))
-        s << "<line class=\"t-measured\" x1=\"" << px(X(measured_us)) << "\" x2=\"" << px(X(measured_us)) << "\" y1=\"2\" y2=\"" << ya
-          << "\" stroke=\"#c33\" stroke-width=\"2\"/><text x=\"" << px(X(measured_us)) << "\" y=\"" << ya + 26
-          << "\" text-anchor=\"end\" fill=\"#c33\">measured " << fmt(measured_us) << " µs</text>";
-    s << "<text x=\"" << px(X(model_us)) << "\" y=\"" << ya + 13 << "\" text-anchor=\"end\">model T_pipe " << fmt(model_us)
-      << " µs</text><text x=\"" << l << "\" y=\"" << ya + 13 << "\">0</text></svg>";
+    schedule["span_us"] = model_us;
     std::string observed;
     const json& ts = details_of(check_of(lab, "correct.timed_size"));
     if (ts.contains("timeline")) {
@@ -563,7 +544,7 @@ std::string picture_01(const json& lab) {
                                      : ""),
                           "observed");
     }
-    return observed + figure("01", s.str(),
+    return observed + figure("01", timeline_svg(schedule, {{"model T_pipe", model_us, "#333"}, {"measured", measured_us, "#c33"}}),
                   "The pipeline of " + std::to_string(chunks) + " chunks as the model schedules it, from the stages timed alone (H2D " +
                       fmt(h2d) + " µs, kernel " + fmt(ker) + " µs, D2H " + fmt(d2h) + " µs a chunk; bottleneck: " +
                       text(m, "bottleneck") + "): T_pipe " + fmt(model_us) + " µs, against the measured " + fmt(measured_us) +
