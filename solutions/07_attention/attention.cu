@@ -245,26 +245,32 @@ __global__ void __launch_bounds__(kThreads) attention_kernel(AttentionArgs a, fl
             }
         }
 
-        // The online update, in base 2: x = s · log2(e)/√d; masked scores are −∞.
+        // The online update, in base 2: x = s · log2(e)/√d, folded into the exponent's FFMA; masked scores are −∞.
+        // Only a tile that reaches past L, or (causal) past this warp's first row, has scores to mask.
+        const bool edge = (j + 1) * kBc > L || (kCausal && (j + 1) * kBc - 1 > q0 + warp * 16 * MT);
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
             float tile_max[2] = {-INFINITY, -INFINITY};
+            if (edge) {
+#pragma unroll
+                for (int n = 0; n < kBc / 8; ++n)
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) {
+                        const int key = j * kBc + n * 8 + 2 * t + (e & 1);
+                        const int row = q0 + warp * 16 * MT + mt * 16 + g + (e >> 1) * 8;
+                        if (key >= L || (kCausal && key > row)) s[mt][n][e] = -INFINITY;
+                    }
+            }
 #pragma unroll
             for (int n = 0; n < kBc / 8; ++n)
 #pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const int key = j * kBc + n * 8 + 2 * t + (e & 1);
-                    const int row = q0 + warp * 16 * MT + mt * 16 + g + (e >> 1) * 8;
-                    const bool masked = key >= L || (kCausal && key > row);
-                    s[mt][n][e] = masked ? -INFINITY : s[mt][n][e] * scale_log2;
-                    tile_max[e >> 1] = fmaxf(tile_max[e >> 1], s[mt][n][e]);
-                }
+                for (int e = 0; e < 4; ++e) tile_max[e >> 1] = fmaxf(tile_max[e >> 1], s[mt][n][e]);
             float rescale[2];
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xFFFFFFFFu, tile_max[h], 1));
                 tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xFFFFFFFFu, tile_max[h], 2));
-                const float m_new = fmaxf(m[mt][h], tile_max[h]);
+                const float m_new = fmaxf(m[mt][h], tile_max[h] * scale_log2);  // −∞ stays −∞
                 const float base = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing yet: every p is 0
                 rescale[h] = exp2f(m[mt][h] - base);                     // 0 on the row's first keys
                 m[mt][h] = m_new;
@@ -273,7 +279,7 @@ __global__ void __launch_bounds__(kThreads) attention_kernel(AttentionArgs a, fl
                 for (int n = 0; n < kBc / 8; ++n)
 #pragma unroll
                     for (int e = 2 * h; e < 2 * h + 2; ++e) {
-                        s[mt][n][e] = exp2f(s[mt][n][e] - base);
+                        s[mt][n][e] = exp2f(fmaf(s[mt][n][e], scale_log2, -base));  // −∞ · scale − base: 0
                         l[mt][h] += s[mt][n][e];
                     }
             }
