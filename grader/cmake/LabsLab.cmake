@@ -21,6 +21,8 @@
 #                  function); "pattern -- why" gives the reason the report shows instead of "a given
 #                  implementation of this lab">]
 #     [ALLOW       <exceptions to the default policy (grader/include/grader/policy.hpp), e.g. "^nvrtc">]
+#     [SM90A       the editable files, the lab's given sources, its checks and its benchmark are compiled for
+#                  sm_90a wherever the build targets 9.0 (labs_sm90a: wgmma and TMA for a Hopper part)]
 #     [CALCULATORS <the `grader calc` models that can answer this lab's questions: their results are hidden
 #                  when they equal one of its keys; without the list, every calculator's are>])
 #
@@ -116,6 +118,9 @@ function(_labs_implementation p name)
   target_include_directories(${p}_impl_${name} PUBLIC "${lab_dir}")
   target_link_libraries(${p}_impl_${name} PUBLIC ${p}_given labs_common ${ARG_LIBRARIES})
   labs_cuda_options(${p}_impl_${name})
+  if(ARG_SM90A)
+    labs_sm90a(${p}_impl_${name})
+  endif()
   # The graded code is compiled as written, never through the compiler cache (LABS_COMPILER_CACHE): its compile
   # errors name its files by their full paths, and no object of it comes from anywhere but its own compile.
   set_target_properties(${p}_impl_${name} PROPERTIES CXX_COMPILER_LAUNCHER "" CUDA_COMPILER_LAUNCHER "")
@@ -185,7 +190,7 @@ function(_labs_registry_entry out id name title dir code_points)
 endfunction()
 
 function(labs_add_lab folder)
-  cmake_parse_arguments(ARG "" "TITLE;CODE_POINTS;ANSWER_KEY;BENCH;APPEND_TO_EDIT;EXPECT;WRONG_TIMEOUT"
+  cmake_parse_arguments(ARG "SM90A" "TITLE;CODE_POINTS;ANSWER_KEY;BENCH;APPEND_TO_EDIT;EXPECT;WRONG_TIMEOUT"
                         "EDIT;SOURCES;CHECKS;LIBRARIES;WRONG;DENY;ALLOW;CALCULATORS" ${ARGN})
   if(COMMAND labs_gpu_tests_alone_at_end)
     labs_gpu_tests_alone_at_end()  # the lab's GPU tests run alone where a GPU is visible (LabsTesting.cmake)
@@ -257,6 +262,9 @@ function(labs_add_lab folder)
     target_include_directories(${p}_given PUBLIC "${lab_dir}")
     target_link_libraries(${p}_given PUBLIC labs_common ${ARG_LIBRARIES})
     labs_cuda_options(${p}_given)
+    if(ARG_SM90A)
+      labs_sm90a(${p}_given)
+    endif()
   else()
     add_library(${p}_given INTERFACE)
   endif()
@@ -268,6 +276,9 @@ function(labs_add_lab folder)
   target_include_directories(${p}_checks_obj PRIVATE "${lab_dir}")
   target_link_libraries(${p}_checks_obj PRIVATE labs_grader_gpu labs_models ${ARG_LIBRARIES})
   labs_cuda_options(${p}_checks_obj)
+  if(ARG_SM90A)
+    labs_sm90a(${p}_checks_obj)
+  endif()
 
   set(edit_student "")
   set(edit_solution "")
@@ -321,6 +332,9 @@ function(labs_add_lab folder)
       add_executable(${bench} "${lab_dir}/${ARG_BENCH}")
       target_link_libraries(${bench} PRIVATE ${p}_impl_${impl} labs_models benchmark::benchmark)
       labs_cuda_options(${bench})
+      if(ARG_SM90A)
+        labs_sm90a(${bench})
+      endif()
     endforeach()
     set_target_properties(${p}_bench PROPERTIES EXCLUDE_FROM_ALL TRUE)
     add_dependencies(labs_student_all ${p}_bench)

@@ -201,6 +201,11 @@ CheckResult run_performance_check(const CheckDecl& d, const Lab::Entry& e, Conte
     r.target = perf_target(spec);
     if (!spec.requires_check.empty()) {
         const auto it = done.find(spec.requires_check);
+        if (it != done.end() && it->second == Status::skipped) {  // could not run here (e.g. a part for another GPU)
+            r.status = Status::skipped;
+            r.message = "not timed: correctness check '" + spec.requires_check + "' was skipped here";
+            return r;
+        }
         if (it == done.end() || it->second != Status::pass) {
             r.status = Status::fail;
             r.message = "not timed: correctness check '" + spec.requires_check + "' must pass first";

@@ -5,7 +5,10 @@
 //  - v1 with 32×32, 64×64 and 128×128 tiles (k = 32): time, the model's traffic for that tile
 //    (models::tile_traffic), the bandwidth that traffic implies at the measured time, the model's local
 //    storage, and what the compiler and the occupancy API say: registers per thread, shared memory per
-//    block, resident blocks per SM.
+//    block, resident blocks per SM;
+//  - part v4's ladder on Hopper (TILING_V4_STEPS: one consumer warpgroup with 2 then 4 stages, two consumers, a
+//    persistent grid) and cuBLAS, at that shape and at the FFN's down projection (1024 × 12288 × 4096): time and
+//    TFLOP/s (skipped, with the reason, where sm_90a code cannot run).
 // The L2 is flushed before each timed run.
 //
 //   build/labs/03_tiling/lab03_bench --benchmark_format=json > bench.json     (your code)
@@ -13,12 +16,16 @@
 //   labs/03_tiling/ncu_traffic.py build/labs/03_tiling/lab03_bench            (measured bytes vs the model)
 #include <benchmark/benchmark.h>
 
+#include <string>
+#include <utility>
+
 #include "labs/bench.hpp"
 #include "labs/bf16.hpp"
 #include "labs/math.hpp"
 #include "labs/models/datasets.hpp"
 #include "labs/models/tiling.hpp"
 #include "labs/random.hpp"
+#include "labs/tma.hpp"
 #include "tiling.hpp"
 
 namespace {
@@ -35,10 +42,11 @@ struct Problem {
     int k() const { return static_cast<int>(g.k); }
 };
 
-Problem& problem() {
-    static Problem p = [] {
+// The running example's shape, or (down) the FFN's down projection: [M, N] · [N, K], the same FLOPs.
+Problem make_problem(bool down) {
         Problem q;
         q.g = models::running_example_gemm(models::load_model_shape());
+        if (down) std::swap(q.g.k, q.g.n);
         const auto mk = static_cast<std::size_t>(q.g.m * q.g.k), kn = static_cast<std::size_t>(q.g.k * q.g.n),
                    mn = static_cast<std::size_t>(q.g.m * q.g.n);
         q.a = gpulab::DeviceBuffer<bf16>(mk);
@@ -49,12 +57,17 @@ Problem& problem() {
         gpulab::fill_uniform_bf16_device(q.w.data(), kn, 2, -1.0f, 1.0f);
         CUDA_CHECK(cudaDeviceSynchronize());
         return q;
-    }();
-    return p;
 }
 
-void set_rate_counters(benchmark::State& state, double mean_ms) {
-    const Problem& p = problem();
+Problem& problem(bool down = false) {
+    static Problem up = make_problem(false);
+    if (!down) return up;
+    static Problem d = make_problem(true);
+    return d;
+}
+
+void set_rate_counters(benchmark::State& state, double mean_ms, bool down = false) {
+    const Problem& p = problem(down);
     gpulab::bench::set_counters(state, {{"TFLOP/s", models::gemm_flop(p.g) / (mean_ms * 1e-3) / 1e12},
                                         {"M", static_cast<double>(p.g.m)}, {"N", static_cast<double>(p.g.n)},
                                         {"K", static_cast<double>(p.g.k)}});
@@ -106,6 +119,25 @@ void v1_tile(benchmark::State& state) {
                                         {"threads/block", info.threads}, {"blocks/SM", blocks}});
 }
 
+// One step of part v4's ladder, or cuBLAS (S = 0), at the running example's shape or the down projection.
+template <int S, int C, bool P>
+void v4_step(benchmark::State& state, bool down) {
+    if (S > 0) {
+        if (const std::string why = gpulab::sm90a_unavailable(); !why.empty()) {
+            state.SkipWithError(("part v4: " + why).c_str());
+            return;
+        }
+    }
+    Problem& p = problem(down);
+    const double ms = gpulab::bench::time_manual(state, [&p](cudaStream_t s) {
+        if constexpr (S == 0) launch_gemm_cublas(p.a.data(), p.w.data(), p.c.data(), p.m(), p.n(), p.k(), s);
+        else launch_gemm_v4_config<S, C, P>(p.a.data(), p.w.data(), p.c.data(), p.m(), p.n(), p.k(), s);
+    });
+    if (ms <= 0) return;
+    set_rate_counters(state, ms, down);
+    gpulab::bench::set_counters(state, {{"stages", S}, {"consumers", C}, {"persistent", P ? 1 : 0}});
+}
+
 }  // namespace
 
 BENCHMARK_CAPTURE(run, naive, Variant::naive)->UseManualTime()->Unit(benchmark::kMicrosecond);
@@ -118,5 +150,23 @@ BENCHMARK_CAPTURE(run, cublas, Variant::cublas)->UseManualTime()->Unit(benchmark
 BENCHMARK_TEMPLATE(v1_tile, 32)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(v1_tile, 64)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(v1_tile, 128)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+// The ladder registers itself: one benchmark per step and shape, named v4_step/stages:S/consumers:C/persistent:P/up
+// (or /down); stages 0 is cuBLAS.
+template <int S, int C, bool P>
+int register_v4_step() {
+    for (const bool down : {false, true}) {
+        const std::string name = S == 0 ? std::string("v4_step/cublas") + (down ? "/down" : "/up")
+                                        : "v4_step/stages:" + std::to_string(S) + "/consumers:" + std::to_string(C) +
+                                              "/persistent:" + (P ? "1" : "0") + (down ? "/down" : "/up");
+        benchmark::RegisterBenchmark(name.c_str(), [down](benchmark::State& state) { v4_step<S, C, P>(state, down); })
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond);
+    }
+    return 0;
+}
+#define LAB03_V4_BENCH(S, C, P) [[maybe_unused]] static const int lab03_v4_step_##S##_##C##_##P = register_v4_step<S, C, P>();
+TILING_V4_STEPS(LAB03_V4_BENCH)
+LAB03_V4_BENCH(0, 0, false)  // cuBLAS at both shapes, beside the ladder
 
 BENCHMARK_MAIN();

@@ -3,7 +3,8 @@
 // double precision on the CPU; the running example's shape (Qwen3-8B FFN, from the datasets) against cuBLAS
 // and against the expected values on sampled rows; the fused epilogue bit-identical to SiLU applied to your
 // v3's output and launched as one kernel; and speed ratios measured in the same run (v1, v2 over the naive
-// baseline; v3 as a fraction of cuBLAS).
+// baseline; v3 and v4 as fractions of cuBLAS, v4 also at the FFN's down projection). Part v4 (Hopper) is also
+// run under compute-sanitizer, and SKIPPED with the reason on a GPU that is not of compute capability 9.0.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include "labs/numeric.hpp"
 #include "labs/random.hpp"
 #include "labs/text.hpp"
+#include "labs/tma.hpp"
 #include "tiling.hpp"
 
 using namespace gpulab;
@@ -321,14 +323,27 @@ CorrectnessResult check_silu_launches(Context& ctx, const Shape& s) {
     return require_own_kernels(std::move(r), ctx, "silu", seen);
 }
 
-double tflops(double ms) { return models::gemm_flop(full_shape().g) / (ms * 1e-3) / 1e12; }
+double tflops(const Shape& s, double ms) { return models::gemm_flop(s.g) / (ms * 1e-3) / 1e12; }
+
+// The chapter's FFN down projection, [1024, 12288] · [12288, 4096]: the same FLOPs as the full shape with K three
+// times longer and a third of the tiles (one wave of 128 × 256 tiles on 132 SMs). Part v4 is timed at both.
+const Shape& down_shape() {
+    static const Shape s = [] {
+        const Shape& up = full_shape();
+        return shape(up.g.m, up.g.n, up.g.k, "down", "FFN down projection vs cuBLAS");
+    }();
+    return s;
+}
+
+// Why part v4 cannot be graded here ("" when it can): your v4 needs a GPU of compute capability 9.0 and sm_90a code.
+std::string v4_unavailable() { return gpulab::sm90a_unavailable(); }
 
 // The full shape on two sets of inputs with different data, for the timing helpers to rotate over; a
 // timed run is verified against cuBLAS on its set.
 struct TimedSets {
-    Shape s = full_shape();
+    Shape s;
     DeviceBuffer<bf16> a[2], w[2], c[2], base_out;
-    explicit TimedSets(std::uint64_t seed) : base_out(s.outputs()) {
+    explicit TimedSets(std::uint64_t seed, const Shape& shape_ = full_shape()) : s(shape_), base_out(s.outputs()) {
         for (int i = 0; i < 2; ++i) {
             a[i] = DeviceBuffer<bf16>(static_cast<std::size_t>(s.g.m * s.g.k));
             w[i] = DeviceBuffer<bf16>(static_cast<std::size_t>(s.g.k * s.g.n));
@@ -354,23 +369,32 @@ struct TimedSets {
     }
 };
 
-// A given GEMM a timed check divides by, on the full shape: declared once, timed alone by the runner and
-// interleaved with the variant inside the check.
+// A given GEMM a timed check divides by, on one shape (the full one unless said): declared once, timed alone by the
+// runner and interleaved with the variant inside the check.
 struct GivenGemm {
     SetBaseline<TimedSets> baseline;
     const char* name;
+    const Shape* shape;
 };
-GivenGemm given_gemm(const char* id, Launcher f, const char* name) {
+GivenGemm given_gemm(const char* id, Launcher f, const char* name, const Shape& s = full_shape()) {
     return {baseline_on<TimedSets>(
-                id, std::string("the ") + name + " GEMM",
-                [salt = std::string("lab03 baseline ") + id](Context& ctx) { return TimedSets(ctx.seed_for(salt)); },
+                id, std::string("the ") + name + " GEMM" + (&s == &full_shape() ? "" : " at " + s.title),
+                [salt = std::string("lab03 baseline ") + id, &s](Context& ctx) { return TimedSets(ctx.seed_for(salt), s); },
                 [f](TimedSets& sets, int i, cudaStream_t st) { sets.run(f, i, sets.base_out.data(), st); }),
-            name};
+            name, &s};
 }
 
-// t(baseline) / t(variant) on the full shape, timed interleaved with the L2 flushed before each run.
-PerfResult timed_ratio(Context& ctx, const GivenGemm& given, Launcher variant, const char* label, bool tensor_cores) {
-    TimedSets sets(ctx.seed_for(std::string("lab03 timed ") + label));
+// t(baseline) / t(variant) on the given GEMM's shape, timed interleaved with the L2 flushed before each run.
+PerfResult timed_ratio(Context& ctx, const GivenGemm& given, Launcher variant, const char* label, bool tensor_cores,
+                       bool hopper = false) {
+    if (hopper) {
+        if (std::string why = v4_unavailable(); !why.empty()) {
+            PerfResult r;
+            r.skipped = "part v4: " + why;
+            return r;
+        }
+    }
+    TimedSets sets(ctx.seed_for(std::string("lab03 timed ") + label), *given.shape);
     const Rotation work = rotation_of(sets, [&](int i, cudaStream_t st) { sets.run(variant, i, sets.c[i].data(), st); });
     // Floors: A and W read once and C written once (128 MiB) at the copy rate, and the FLOPs. v3 may use the
     // tensor cores (cuBLAS's measured BF16 rate plus headroom: about 1.4x cuBLAS at most); v1 and v2 are the
@@ -382,10 +406,79 @@ PerfResult timed_ratio(Context& ctx, const GivenGemm& given, Launcher variant, c
     if (!r.skipped.empty()) return r;
     const double t_work = r.details["work"]["median_ms"].get<double>();
     const double t_base = r.details["baseline"]["median_ms"].get<double>();
-    r.details["tflops"] = tflops(t_work);
-    r.details[std::string(given.name) + "_tflops"] = tflops(t_base);
-    r.message = strprintf("%.1f µs (%.1f TFLOP/s) vs %s %.1f µs (%.1f TFLOP/s), interleaved, L2 flushed", t_work * 1e3,
-                          tflops(t_work), given.name, t_base * 1e3, tflops(t_base));
+    r.details["tflops"] = tflops(sets.s, t_work);
+    r.details[std::string(given.name) + "_tflops"] = tflops(sets.s, t_base);
+    r.details["shape"] = {{"m", sets.s.m()}, {"n", sets.s.n()}, {"k", sets.s.k()}};
+    const std::string where = sets.s.tag == "full" ? std::string()
+                                                    : strprintf("M×N×K = %d×%d×%d: ", sets.s.m(), sets.s.n(), sets.s.k());
+    r.message = strprintf("%s%.1f µs (%.1f TFLOP/s) vs %s %.1f µs (%.1f TFLOP/s), interleaved, L2 flushed", where.c_str(),
+                          t_work * 1e3, tflops(sets.s, t_work), given.name, t_base * 1e3, tflops(sets.s, t_base));
+    return r;
+}
+
+// ---- part v4 (Hopper) ---------------------------------------------------------------------------------------
+
+CorrectnessResult skipped_v4(const std::string& why) {
+    CorrectnessResult r;
+    r.skipped = "part v4: " + why;
+    return r;
+}
+
+// The small run the sanitizer watches: two tiles' rows and columns, every edge ragged (M, N and K not multiples of
+// any tile), and a K long enough to wrap the stage ring more than once.
+const Shape& hazard_shape() {
+    static const Shape s = shape(130, 520, 264, "hazards");
+    return s;
+}
+
+void v4_small_run() {
+    const Shape& s = hazard_shape();
+    DeviceBuffer<bf16> a(static_cast<std::size_t>(s.g.m * s.g.k)), w(static_cast<std::size_t>(s.g.k * s.g.n)), c(s.outputs());
+    fill_uniform_bf16_device(a.data(), a.size(), 11, -kInputRange, kInputRange);
+    fill_uniform_bf16_device(w.data(), w.size(), 12, -kInputRange, kInputRange);
+    launch_gemm_v4(a.data(), w.data(), c.data(), s.m(), s.n(), s.k(), nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+// Your v4 on the small ragged run under racecheck and synccheck (both started together), once it computes the right
+// values there; what ran under the tools must be what runs when graded.
+CorrectnessResult check_v4_hazards(Context& ctx) {
+    if (std::string why = v4_unavailable(); !why.empty()) return skipped_v4(why);
+    const Case& c = get_case(ctx, hazard_shape());
+    Observation first;
+    CorrectnessResult r = vs_expected(c, c.run(&launch_gemm_v4, first), false, layout_for(c, 128, 256));
+    if (!r.passed) {
+        r.message = "not run under the sanitizer: v4 is wrong on " + hazard_shape().title + " (" + r.message + ")";
+        r.hint = "make v4 correct first (its correct.v4.* checks)";
+        return r;
+    }
+    r = CorrectnessResult{};
+    if (skip_unobserved(r, "not checked: the graded run of the same work cannot be observed")) return r;
+    const Observation graded = observe_call([] { v4_small_run(); });
+    const std::vector<SanitizerRun> runs = sanitize_together({{"v4_small", "racecheck"}, {"v4_small", "synccheck"}}, 180);
+    std::string found;
+    const char* tools[] = {"racecheck", "synccheck"};
+    for (int i = 0; i < 2; ++i) {
+        const SanitizerRun& run = runs[static_cast<std::size_t>(i)];
+        if (!run.skipped.empty()) {
+            r.skipped = "not checked: " + run.skipped;
+            return r;
+        }
+        r.details[tools[i]] = {{"errors", run.errors}, {"launches", run.launches.size()}};
+        if (tampered_under(r, std::string("under compute-sanitizer --tool ") + tools[i], run, graded)) return r;
+        if (!run.clean && found.empty())
+            found = strprintf("compute-sanitizer --tool %s reports %d error%s on %s:\n%s", tools[i], run.errors,
+                              run.errors == 1 ? "" : "s", hazard_shape().title.c_str(), run.first_report.c_str());
+    }
+    if (!found.empty()) {
+        r.passed = false;
+        r.message = found;
+        r.hint = "every wait names the phase it waits for (parity), a stage is refilled only after both consumers released "
+                 "it (empty), and the accumulators are read only after wgmma_wait<0>()";
+        return r;
+    }
+    r.passed = true;
+    r.message = "racecheck and synccheck: no hazard on " + hazard_shape().title;
     return r;
 }
 
@@ -420,13 +513,22 @@ void register_checks(Lab& lab) {
         const bool silu = std::string(v.id) == "silu";
         for (const Shape& s : v.shapes) {
             lab.correctness(std::string("correct.") + v.id + "." + s.tag, std::string(v.title) + ", " + s.title,
-                            silu ? 1.25 : 1.5, [s, id = std::string(v.id), f = v.f, tile = v.tile, silu](Context& ctx) {
+                            1.0, [s, id = std::string(v.id), f = v.f, tile = v.tile, silu](Context& ctx) {
                                 return silu ? check_silu(ctx, s) : check_gemm(ctx, s, id, f, tile);
                             });
         }
     }
     lab.correctness("launches.silu", "fused SiLU is one kernel launch, C never in memory (full shape, observed)", 2,
                     [](Context& ctx) { return check_silu_launches(ctx, full_shape()); });
+    // Part v4 on v3's shapes (TMA reads zeros outside A and W, so no shape needs padding), SKIPPED off Hopper.
+    for (const Shape& s : n8) {
+        lab.correctness("correct.v4." + s.tag, "v4 Hopper (TMA, wgmma), " + s.title, 0.5, [s](Context& ctx) {
+            if (std::string why = v4_unavailable(); !why.empty()) return skipped_v4(why);
+            return check_gemm(ctx, s, "v4", &launch_gemm_v4, {0, 0, 128, 256});
+        });
+    }
+    lab.profile_target("v4_small", &v4_small_run);
+    lab.correctness("hazards.v4", "v4 under compute-sanitizer (racecheck, synccheck) on a small ragged shape", 3, check_v4_hazards);
 
     // Bars, set from the solution on an H200 (its measured ratios: the handout's results table and
     // docs/performance-log.md). Each full bar sits well below the solution, so a correct kernel of the
@@ -435,6 +537,7 @@ void register_checks(Lab& lab) {
     // which top out near 0.08 of cuBLAS BF16).
     const GivenGemm naive = given_gemm("naive", &launch_gemm_naive, "naive");
     const GivenGemm cublas = given_gemm("cublas", &launch_gemm_cublas, "cuBLAS");
+    const GivenGemm cublas_down = given_gemm("cublas_down", &launch_gemm_cublas, "cuBLAS", down_shape());
     const struct {
         const char* id;
         const char* title;
@@ -446,20 +549,27 @@ void register_checks(Lab& lab) {
         Launcher variant;
         const char* label;
         bool tensor;
+        bool hopper;
     } timed[] = {
-        {"perf.v1_speedup", "v1 speed-up over naive", 9, "correct.v1.full", 1.2, 1.5, naive, "x naive", &launch_gemm_v1,
-         "lab03 v1 vs naive", false},
-        {"perf.v2_speedup", "v2 speed-up over naive", 9, "correct.v2.full", 2.5, 4.0, naive, "x naive", &launch_gemm_v2,
-         "lab03 v2 vs naive", false},
-        {"perf.v3_cublas_fraction", "v3 fraction of cuBLAS", 17, "correct.v3.full", 0.2, 0.4, cublas, "of cuBLAS",
-         &launch_gemm_v3, "lab03 v3 vs cuBLAS", true},
+        {"perf.v1_speedup", "v1 speed-up over naive", 7, "correct.v1.full", 1.2, 1.5, naive, "x naive", &launch_gemm_v1,
+         "lab03 v1 vs naive", false, false},
+        {"perf.v2_speedup", "v2 speed-up over naive", 7, "correct.v2.full", 2.5, 4.0, naive, "x naive", &launch_gemm_v2,
+         "lab03 v2 vs naive", false, false},
+        {"perf.v3_cublas_fraction", "v3 fraction of cuBLAS", 13, "correct.v3.full", 0.2, 0.4, cublas, "of cuBLAS",
+         &launch_gemm_v3, "lab03 v3 vs cuBLAS", true, false},
+        // v4: the pass bar is what an honest single-warpgroup TMA + wgmma kernel reaches (the ladder's first step),
+        // the full bar sits below the solution's producer/consumer persistent kernel.
+        {"perf.v4_cublas_fraction", "v4 (Hopper) fraction of cuBLAS", 10, "correct.v4.full", 0.35, 0.85, cublas, "of cuBLAS",
+         &launch_gemm_v4, "lab03 v4 vs cuBLAS", true, true},
+        {"perf.v4_cublas_fraction_down", "v4 (Hopper) fraction of cuBLAS, FFN down projection", 5, "correct.v4.full", 0.35,
+         0.85, cublas_down, "of cuBLAS", &launch_gemm_v4, "lab03 v4 down vs cuBLAS", true, true},
     };
     for (const auto& t : timed) {
         const PerfSpec spec{.requires_check = t.requires_check, .pass_bar = t.pass_bar, .full_bar = t.full_bar,
                             .unit = t.unit, .baseline = t.given.baseline.baseline};
         lab.performance(t.id, t.title, t.points, spec,
-                        [given = t.given, variant = t.variant, label = t.label, tensor = t.tensor](Context& ctx) {
-                            return timed_ratio(ctx, given, variant, label, tensor);
+                        [given = t.given, variant = t.variant, label = t.label, tensor = t.tensor, hopper = t.hopper](Context& ctx) {
+                            return timed_ratio(ctx, given, variant, label, tensor, hopper);
                         });
     }
 

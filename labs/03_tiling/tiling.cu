@@ -1,8 +1,8 @@
 // Lab 03 — THE FILE YOU EDIT. Read labs/03_tiling/README.md first.
 //
-// Goal: C = A·W (A [M, K], W [K, N], C [M, N], row-major BF16, FP32 accumulation) four ways, each graded
-// on its own: v1 shared-memory tiles, v2 register tiles, v3 tensor cores, and v3 with the SiLU epilogue
-// fused after each tile's K loop. Store every output with tiling::round_output (or round_output2), and
+// Goal: C = A·W (A [M, K], W [K, N], C [M, N], row-major BF16, FP32 accumulation) five ways, each graded
+// on its own: v1 shared-memory tiles, v2 register tiles, v3 tensor cores, v3 with the SiLU epilogue fused
+// after each tile's K loop, and v4 on Hopper (TMA, wgmma, mbarriers; graded on a GPU of compute capability 9.0). Store every output with tiling::round_output (or round_output2), and
 // the fused one with tiling::silu_epilogue (or silu_epilogue2): tiling_math.cuh.
 //
 // Untouched, this file compiles, runs and scores 0: the launchers launch nothing.
@@ -11,8 +11,10 @@
 #include <string>
 
 #include "labs/cuda_check.hpp"
+#include "labs/hopper.cuh"
 #include "labs/launch.hpp"
 #include "labs/math.hpp"
+#include "labs/tma.hpp"
 #include "ptx.cuh"
 #include "tiling.hpp"
 #include "tiling_math.cuh"
@@ -73,6 +75,31 @@ __global__ void gemm_v3_kernel(const bf16* __restrict__ A, const bf16* __restric
     gpulab::unused(A, W, C, M, N, K);
 }
 
+// ---- v4: Hopper — TMA, wgmma, mbarriers, a producer warpgroup, a persistent grid -------------------------
+
+// TODO(student) v4 (README, "v4"; the wrappers: labs/hopper.cuh, labs/tma.hpp). The suggested path:
+//  - block tile (64·kConsumers, 256), K step 64 (one 128-byte swizzle row of BF16); kConsumers + 1 warpgroups:
+//    warpgroup 0 the producer, the others consumers owning 64 rows each;
+//  - kStages stages in dynamic shared memory, each the A box (64·kConsumers, 64) and W as four boxes (64, 64),
+//    every box 1024-byte aligned (round the dynamic shared memory's start up); two mbarriers per stage:
+//    full[s] (1 arrival: the producer's mbar_arrive_expect_tx of the stage's bytes) and empty[s] (one arrival
+//    per consumer warpgroup); thread 0 initialises them, fence_barrier_init(), __syncthreads();
+//  - producer: setmaxnreg_dec<40>(); its thread 0 walks the tiles (blockIdx.x, += gridDim.x) and their K steps:
+//    wait empty[s] (parity phase ^ 1: the first pass finds every stage free), arrive_expect_tx on full[s],
+//    tma_load_2d the A box and the four W boxes onto full[s]; the stage index wraps, flipping phase;
+//  - consumer: setmaxnreg_inc<232>(); float acc[128]; per K step wait full[s] (parity phase), wgmma_fence(),
+//    four wgmma_m64n256k16_bf16<1> (A K-major: desc(a + 32·kk, 16, 1024); W MN-major: desc(w + 2048·kk,
+//    8192, 1024)), wgmma_commit(), wgmma_wait<1>(), then release the previous step's stage (one thread:
+//    mbar_arrive(&empty[prev]));
+//  - epilogue: the accumulator layout of labs/wgmma_ops.cuh; store pairs with tiling::round_output2, guarding
+//    rows ≥ M and columns ≥ N (TMA already read zeros outside A and W).
+// Put the kernel's body under #if defined(__CUDA_ARCH_FEAT_SM90_ALL): the file is compiled for other GPUs too.
+template <int kStages, int kConsumers>
+__global__ void gemm_v4_kernel(const __grid_constant__ gpulab::TensorMap map_a, const __grid_constant__ gpulab::TensorMap map_w,
+                               bf16* __restrict__ C, int M, int N, int K) {
+    gpulab::unused(map_a, map_w, C, M, N, K);
+}
+
 }  // namespace
 
 // ---- v1 launchers -------------------------------------------------------------------------------------
@@ -118,4 +145,22 @@ void launch_gemm_silu(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloa
     // TODO(student): the same launch as v3, with the epilogue storing tiling::silu_epilogue2(acc) instead of
     // tiling::round_output2(acc). It must give the bits of launch_silu(launch_gemm_v3(A, W)).
     gpulab::unused(A, W, Y, M, N, K, stream);
+}
+
+// ---- v4 launchers ---------------------------------------------------------------------------------------
+
+template <int kStages, int kConsumers, bool kPersistent>
+void launch_gemm_v4_config(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                           cudaStream_t stream) {
+    // TODO(student): throw std::invalid_argument with gpulab::sm90a_unavailable()'s reason when it gives one, and
+    // on v3's requirements; opt in to the dynamic shared memory once; encode the maps
+    // (gpulab::make_tensor_map_2d_bf16: A as K-wide rows in boxes of (64·kConsumers, 64), W as N-wide rows in boxes
+    // of (64, 64)); launch gemm_v4_kernel<kStages, kConsumers> with 128·(kConsumers + 1) threads on a grid of one
+    // block per tile, or min(tiles, SMs) when kPersistent; then LABS_CHECK_LAUNCH().
+    gpulab::unused(A, W, C, M, N, K, stream, &gemm_v4_kernel<kStages, kConsumers>);
+}
+
+void launch_gemm_v4(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                    cudaStream_t stream) {
+    launch_gemm_v4_config<4, 2, true>(A, W, C, M, N, K, stream);  // the graded step: change it if you like
 }

@@ -1,8 +1,8 @@
 /**
  * @file tiling.hpp
  * @brief Lab 03 interface: C = A·W in BF16 with FP32 accumulation, as a naive kernel (the baseline),
- * shared-memory tiles (v1), register tiles (v2), tensor-core tiles (v3), and v3 with the SiLU
- * epilogue fused after each tile's K loop.
+ * shared-memory tiles (v1), register tiles (v2), tensor-core tiles (v3), v3 with the SiLU epilogue fused
+ * after each tile's K loop, and Hopper's copy engine and warpgroup products (v4: TMA, wgmma, mbarriers).
  *
  * FROZEN: do not edit. Every matrix is row-major BF16 in device memory: A is [M, K], W is [K, N],
  * C (and Y) is [M, N], M, N, K ≥ 1. Each variant accumulates in FP32 and rounds once to BF16 when it
@@ -138,3 +138,47 @@ void launch_gemm_v3(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat1
  */
 void launch_gemm_silu(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* Y, int M, int N, int K,
                       cudaStream_t stream);
+
+// ---- Yours, on Hopper (tiling.cu, part v4) ---------------------------------------------------------------
+
+/**
+ * @brief v4, the Hopper GEMM (compute capability 9.0: H100, H200): tiles copied by TMA (one thread starts a whole
+ * 2-D box; labs/tma.hpp, labs/hopper.cuh), products by warpgroups (wgmma reads both tiles from shared memory),
+ * full and empty mbarriers between a producer warpgroup and consumer warpgroups, and a persistent tile schedule.
+ *
+ * Same requirements as launch_gemm_v3() (N % 8 == 0, K % 8 == 0, 16-byte aligned A, W and C: TMA's row pitch is a
+ * multiple of 16 bytes), any M ≥ 1; and a GPU of compute capability 9.0 with a build that has sm_90a code
+ * (gpulab::sm90a_unavailable() says why not). Otherwise it throws std::invalid_argument. The checks of part v4 are
+ * SKIPPED, with the reason, where that function gives one.
+ * @param A [M, K] input @param W [K, N] weights @param C [M, N] output @param M rows
+ * @param N columns (multiple of 8) @param K reduction length (multiple of 8) @param stream stream
+ */
+void launch_gemm_v4(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                    cudaStream_t stream);
+
+/**
+ * @brief The steps from one consumer warpgroup to the graded kernel, for the experiment's ladder (bench: each step's
+ * fraction of cuBLAS): your v4 kernel with kStages shared-memory stages, kConsumers consumer warpgroups (64 rows of
+ * the tile each: a block tile of 64·kConsumers × your BN) and, when kPersistent, one block per SM walking the tiles
+ * (otherwise one block per tile). Same contract as launch_gemm_v4(). Instantiated for TILING_V4_STEPS.
+ * @tparam kStages shared-memory stages @tparam kConsumers consumer warpgroups @tparam kPersistent persistent grid
+ */
+template <int kStages, int kConsumers, bool kPersistent>
+void launch_gemm_v4_config(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                           cudaStream_t stream);
+
+/**
+ * @brief The ladder the experiment measures, X(stages, consumers, persistent): one consumer warpgroup with two
+ * stages, then four; two consumers; then a persistent grid (the handout's table). The build instantiates
+ * launch_gemm_v4_config for each (tiling_instances.cuh).
+ */
+#define TILING_V4_STEPS(X) X(2, 1, false) X(4, 1, false) X(4, 2, false) X(4, 2, true)
+
+/// @cond EXPLICIT_INSTANTIATIONS
+#define TILING_V4_STEP_SIGNATURE(PREFIX, S, C, P)                                                                 \
+    PREFIX void launch_gemm_v4_config<S, C, P>(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, int, int, \
+                                               int, cudaStream_t);
+#define TILING_EXTERN_V4_STEP(S, C, P) TILING_V4_STEP_SIGNATURE(extern template, S, C, P)
+#define TILING_INSTANTIATE_V4_STEP(S, C, P) TILING_V4_STEP_SIGNATURE(template, S, C, P)
+TILING_V4_STEPS(TILING_EXTERN_V4_STEP)
+/// @endcond

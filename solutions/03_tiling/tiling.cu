@@ -4,11 +4,15 @@
 // Shapes in comments follow CuTe's habit: `// (BM, BK)` is a tile of BM rows and BK columns. Every tile
 // is row-major unless its comment says otherwise. M, N and K are arbitrary unless a launcher says so:
 // out-of-range elements are loaded as zeros (they add nothing to a sum) and never stored.
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
 #include "labs/cuda_check.hpp"
+#include "labs/hopper.cuh"
+#include "labs/launch.hpp"
+#include "labs/tma.hpp"
 #include "labs/math.hpp"
 #include "ptx.cuh"
 #include "tiling.hpp"
@@ -465,6 +469,177 @@ void launch(const char* who, const bf16* A, const bf16* W, bf16* C, int M, int N
 
 }  // namespace v3
 
+// ================================================================================================
+// v4 — Hopper (sm_90a). What changed from v3: the copies are the copy engine's (TMA: one thread starts a
+// whole 2-D box, with 128-byte swizzle, and an mbarrier counts its bytes in), the products are a warpgroup's
+// (wgmma m64n256k16 reads both tiles straight from shared memory and accumulates asynchronously), and the
+// warpgroups specialise: one producer only issues copies, two consumers only multiply. full[s] says stage s
+// has landed, empty[s] that both consumers are done with it; the producer keeps up to kStages stages ahead.
+// The grid is persistent: one block per SM walks the tiles, so one tile's epilogue overlaps the copies of
+// the next. Shapes need no padding: TMA fills whatever lies outside A or W with zeros, and the epilogue
+// guards rows ≥ M and columns ≥ N.
+// ================================================================================================
+namespace v4 {
+
+namespace sm90 = gpulab::sm90;
+
+constexpr int BN = 256, BK = 64;               // tile columns, K step (64 BF16 = one 128-byte swizzle row)
+constexpr int kWBox = 64;                      // W arrives as BN / 64 boxes of (BK, 64): 128-byte rows
+constexpr int kWBoxBytes = BK * kWBox * 2;     // 8 KiB
+constexpr int kWBytes = BK * BN * 2;           // 32 KiB a stage
+
+// The known-bad versions of part v4 (wrong/v4_*.cu) include this file with one of these switched off.
+#ifndef LAB03_V4_RELEASE_AFTER_USE
+#define LAB03_V4_RELEASE_AFTER_USE 1  // a consumer releases a stage once the wgmma that read it are done
+#endif
+#ifndef LAB03_V4_EMPTY_PARITY
+#define LAB03_V4_EMPTY_PARITY 1       // the producer's first pass waits for the phase before the first (free)
+#endif
+#ifndef LAB03_V4_EVERY_TILE
+#define LAB03_V4_EVERY_TILE 1         // the schedule covers every column of tiles
+#endif
+
+template <int kConsumers>
+struct Config {
+    static constexpr int BM = 64 * kConsumers;           // each consumer warpgroup owns 64 rows of the tile
+    static constexpr int kThreads = 128 * (kConsumers + 1);
+    static constexpr int kABytes = BM * BK * 2;          // (BM, BK), one box
+    static constexpr int kStageBytes = kABytes + kWBytes;
+};
+
+template <int kStages, int kConsumers>
+constexpr int smem_bytes() {
+    // 1024 bytes of slack: the 128-byte swizzle needs each box on a 1024-byte boundary.
+    return kStages * Config<kConsumers>::kStageBytes + 2 * kStages * 8 + 1024;
+}
+
+template <int kStages, int kConsumers>
+__global__ void __launch_bounds__(Config<kConsumers>::kThreads, 1)
+    gemm_v4_kernel(const __grid_constant__ gpulab::TensorMap map_a, const __grid_constant__ gpulab::TensorMap map_w,
+                   bf16* __restrict__ C, int M, int N, int K) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    using Cfg = Config<kConsumers>;
+    extern __shared__ std::uint8_t smem_raw[];
+    std::uint8_t* const smem =
+        reinterpret_cast<std::uint8_t*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
+    std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(smem + kStages * Cfg::kStageBytes);
+    std::uint64_t* const empty = full + kStages;
+    const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < kStages; ++s) {
+            sm90::mbar_init(&full[s], 1);            // the producer's arrive_expect_tx, then the bytes
+            sm90::mbar_init(&empty[s], kConsumers);  // one arrival per consumer warpgroup
+        }
+        sm90::fence_barrier_init();
+    }
+    __syncthreads();
+    const int tiles_m = ceil_div(M, Cfg::BM);
+    const int tiles = tiles_m * (LAB03_V4_EVERY_TILE ? ceil_div(N, BN) : 1);
+    const int ksteps = ceil_div(K, BK);
+
+    if (wg == 0) {  // the producer: one thread issues every copy
+        sm90::setmaxnreg_dec<40>();
+        if (t == 0) {
+            int stage = 0;
+            std::uint32_t phase = 0;
+            for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+                const int m0 = (tile % tiles_m) * Cfg::BM, n0 = (tile / tiles_m) * BN;  // row tiles fastest: blocks share W
+                for (int k = 0; k < ksteps; ++k) {
+                    sm90::mbar_wait(&empty[stage], phase ^ LAB03_V4_EMPTY_PARITY);  // (the first pass waits for nothing)
+                    std::uint8_t* const a = smem + stage * Cfg::kStageBytes;
+                    std::uint8_t* const w = a + Cfg::kABytes;
+                    sm90::mbar_arrive_expect_tx(&full[stage], Cfg::kStageBytes);
+                    sm90::tma_load_2d(a, &map_a, &full[stage], k * BK, m0);
+#pragma unroll
+                    for (int j = 0; j < BN / kWBox; ++j) sm90::tma_load_2d(w + j * kWBoxBytes, &map_w, &full[stage], n0 + j * kWBox, k * BK);
+                    if (++stage == kStages) stage = 0, phase ^= 1;
+                }
+            }
+        }
+        return;
+    }
+
+    // A consumer: 64 rows × 256 columns of FP32 accumulators, 128 registers a thread.
+    sm90::setmaxnreg_inc<232>();
+    const int c = wg - 1;
+    float acc[BN / 2];
+    int stage = 0;
+    std::uint32_t phase = 0;
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const int m0 = (tile % tiles_m) * Cfg::BM, n0 = (tile / tiles_m) * BN;
+        int held = -1;  // the stage whose wgmma may still be reading it
+        for (int k = 0; k < ksteps; ++k) {
+            sm90::mbar_wait(&full[stage], phase);
+            if (!LAB03_V4_RELEASE_AFTER_USE && t == 0) sm90::mbar_arrive(&empty[stage]);
+            const std::uint8_t* const a = smem + stage * Cfg::kStageBytes + c * (64 * BK * 2);
+            const std::uint8_t* const w = smem + stage * Cfg::kStageBytes + Cfg::kABytes;
+            sm90::wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < BK / 16; ++kk) {
+                // A: K-major, 8-row atoms 1024 bytes apart, 16 K = 32 bytes further along the row.
+                // W: MN-major, 64-column boxes kWBoxBytes apart, 8-row atoms 1024 bytes apart, 16 K-rows = 2048 bytes.
+                const std::uint64_t da = sm90::make_smem_desc(a + kk * 32, 16, 1024);
+                const std::uint64_t dw = sm90::make_smem_desc(w + kk * 2048, kWBoxBytes, 1024);
+                sm90::wgmma_m64n256k16_bf16<1>(acc, da, dw, k > 0 || kk > 0);
+            }
+            sm90::wgmma_commit();
+            // Keep this step's products in flight while waiting for the next stage; release the previous one.
+            sm90::wgmma_wait<1>();
+            if (LAB03_V4_RELEASE_AFTER_USE && held >= 0 && t == 0) sm90::mbar_arrive(&empty[held]);
+            held = stage;
+            if (++stage == kStages) stage = 0, phase ^= 1;
+        }
+        sm90::wgmma_wait<0>();
+        if (LAB03_V4_RELEASE_AFTER_USE && held >= 0 && t == 0) sm90::mbar_arrive(&empty[held]);
+        // Epilogue: warp w holds rows 16w .. 16w + 15 of this consumer's 64; lane l columns 8j + 2(l % 4), +1.
+        const int w = t / 32, l = t % 32;
+        const int row = m0 + c * 64 + 16 * w + l / 4;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+            const int col = n0 + 8 * j + 2 * (l % 4);
+            if (col >= N) break;  // N % 8 == 0: a pair never straddles the edge
+            if (row < M)
+                *reinterpret_cast<__nv_bfloat162*>(C + static_cast<std::size_t>(row) * N + col) =
+                    tiling::round_output2(acc[4 * j], acc[4 * j + 1]);
+            if (row + 8 < M)
+                *reinterpret_cast<__nv_bfloat162*>(C + static_cast<std::size_t>(row + 8) * N + col) =
+                    tiling::round_output2(acc[4 * j + 2], acc[4 * j + 3]);
+        }
+    }
+#else
+    gpulab::unused(map_a, map_w, C, M, N, K);  // launch() refuses to launch where there is no sm_90a code
+#endif
+}
+
+template <int kStages, int kConsumers, bool kPersistent>
+void launch(const char* who, const bf16* A, const bf16* W, bf16* C, int M, int N, int K, cudaStream_t stream) {
+    using Cfg = Config<kConsumers>;
+    require_shape(who, M, N, K);
+    if (const std::string why = gpulab::sm90a_unavailable(); !why.empty()) throw std::invalid_argument(std::string(who) + ": " + why);
+    if (N % 8 != 0 || K % 8 != 0)
+        throw std::invalid_argument(std::string(who) + ": N and K must be multiples of 8 (got N = " + std::to_string(N) +
+                                    ", K = " + std::to_string(K) + ")");
+    if (!aligned16(A) || !aligned16(W) || !aligned16(C)) throw std::invalid_argument(std::string(who) + ": A, W and C must be 16-byte aligned");
+    constexpr int smem = smem_bytes<kStages, kConsumers>();
+    auto* const kernel = &gemm_v4_kernel<kStages, kConsumers>;
+    static const int sms = [&] {  // opt in to the shared memory once; the persistent grid is one block per SM
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        int device = 0, count = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+        return count;
+    }();
+    // Encoding a map costs a few µs of host time, and the GPU is busy with earlier calls meanwhile.
+    const gpulab::TensorMap map_a = gpulab::make_tensor_map_2d_bf16(A, K, M, std::uint64_t(K) * 2, BK, Cfg::BM);
+    const gpulab::TensorMap map_w = gpulab::make_tensor_map_2d_bf16(W, N, K, std::uint64_t(N) * 2, kWBox, BK);
+    const int tiles = ceil_div(M, Cfg::BM) * ceil_div(N, BN);
+    const int grid = kPersistent ? std::min(tiles, sms) : tiles;
+    kernel<<<grid, Cfg::kThreads, smem, stream>>>(map_a, map_w, C, M, N, K);
+    LABS_CHECK_LAUNCH();
+}
+
+}  // namespace v4
+
 }  // namespace
 
 // ---- v1 ------------------------------------------------------------------------------------------
@@ -511,4 +686,17 @@ void launch_gemm_v3(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat1
 void launch_gemm_silu(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* Y, int M, int N, int K,
                       cudaStream_t stream) {
     v3::launch<v3::Epilogue::silu>("launch_gemm_silu", A, W, Y, M, N, K, stream);
+}
+
+// ---- v4 ------------------------------------------------------------------------------------------
+
+template <int kStages, int kConsumers, bool kPersistent>
+void launch_gemm_v4_config(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                           cudaStream_t stream) {
+    v4::launch<kStages, kConsumers, kPersistent>("launch_gemm_v4", A, W, C, M, N, K, stream);
+}
+
+void launch_gemm_v4(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                    cudaStream_t stream) {
+    launch_gemm_v4_config<4, 2, true>(A, W, C, M, N, K, stream);
 }

@@ -8,7 +8,7 @@
 //   silu_static_scratch  one kernel, but C goes through memory: the tiles into a static __device__ C, and the
 //                        last block to finish applies SiLU to all of it (define WRONG_STATIC_SCRATCH too: the
 //                        24 MiB array exists only in that version)
-//   cached_v2            v2 keeps a device copy of each result and copies it back when the same buffers return
+//   cached_v2            v2 and v4 keep a device copy of each result and copy it back when the same buffers return
 //   mapped_v2            the same, with the copies kept in mapped pinned host memory, moved by a kernel
 //   guessed_v2           v2 computes only the calls it guesses are verified (the first on a set of buffers, then
 //                        every 12th, where a grader that checks fixed calls would look) and launches nothing else
@@ -237,7 +237,7 @@ void variant(int v, const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat1
     } else if constexpr (D == Defect::cached_v2) {
         static std::map<Key, gpulab::Workspace<__nv_bfloat16>> kept;
         const std::size_t count = static_cast<std::size_t>(M) * N;
-        if (v != 2) {
+        if (v != 2 && v != 4) {
             gemm<false>(A, W, C, M, N, K, stream);
             return;
         }
@@ -319,7 +319,8 @@ KernelInfo gemm_v1_kernel_info() {
     return {reinterpret_cast<const void*>(&wrong::gemm_kernel<false>), wrong::kT * wrong::kT, 0};
 }
 
-// v1, v2 and v3 are all the same plain kernel (with the version's defect).
+// v1, v2, v3 and v4 are all the same plain kernel (with the version's defect): v4 is the course's sm_90a part, and
+// these versions grade the other parts' defects (the Hopper kernel's own are v4_*.cu, built on the solution).
 #define WRONG_PLAIN_GEMM(name, v)                                                                                 \
     void name(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,               \
               cudaStream_t stream) {                                                                              \
@@ -328,6 +329,13 @@ KernelInfo gemm_v1_kernel_info() {
 WRONG_PLAIN_GEMM(launch_gemm_v1, 1)
 WRONG_PLAIN_GEMM(launch_gemm_v2, 2)
 WRONG_PLAIN_GEMM(launch_gemm_v3, 3)
+WRONG_PLAIN_GEMM(launch_gemm_v4, 4)
+
+template <int kStages, int kConsumers, bool kPersistent>
+void launch_gemm_v4_config(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* C, int M, int N, int K,
+                           cudaStream_t stream) {
+    wrong::variant<wrong::kDefect>(4, A, W, C, M, N, K, stream);
+}
 
 void launch_gemm_silu(const __nv_bfloat16* A, const __nv_bfloat16* W, __nv_bfloat16* Y, int M, int N, int K,
                       cudaStream_t stream) {
