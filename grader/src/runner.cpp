@@ -712,6 +712,7 @@ int run_lab(const Lab& lab, const RunnerOptions& opts, const GpuHooks& gpu, Emit
     ctx.course_seed = opts.course_seed;
     ctx.own_symbols = opts.own_symbols;
     ctx.ceilings = opts.ceilings.is_object() ? opts.ceilings : nlohmann::json::object();
+    for (std::size_t i : order) ctx.planned.insert(lab.checks()[i].id);
     out.send({{"type", "hello"},
               {"protocol", kProtocolVersion},
               {"mode", opts.mode == RunnerMode::answers ? "answers" : "code"},

@@ -154,6 +154,13 @@ struct Context {
     /// regexes over their demangled names (Lab::given_kernels()); any other kernel it launches that its own
     /// objects do not define is foreign.
     std::vector<std::string> given_kernels;
+    /// The ids of the checks this process grades (the whole lab, or what --only selected), set by the runner: a check
+    /// may start work that a later check reads (will_run()).
+    std::set<std::string> planned;
+
+    /** @brief Whether this process grades the check @p id (started work for it is waited for, never left running
+     *  into an unrelated check). @param id a check id */
+    [[nodiscard]] bool will_run(const std::string& id) const { return planned.count(id) > 0; }
 
     /** @brief The baseline of the performance check that runs now, as timed alone; throws std::logic_error when
      *  none was (a lab definition error). */
