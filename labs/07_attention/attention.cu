@@ -1,7 +1,8 @@
 // Lab 07 — THE FILE YOU EDIT. Read labs/07_attention/README.md first.
 //
-// Goal: (a) a row softmax whose statistics take one pass over the row (the online (m, ℓ) state), and (b) the
-// attention forward pass without L × L buffers (FlashAttention-2's loop order), on tensor cores. Both are
+// Goal: (a) a row softmax whose statistics take one pass over the row (the online (m, ℓ) state), (b) the
+// attention forward pass without L × L buffers (FlashAttention-2's loop order), on tensor cores, and (c) the same
+// on Hopper with TMA and wgmma (FlashAttention-3's structure; graded on a GPU of compute capability 9.0). All are
 // graded for their bits against the given paths and for their speed.
 //
 // Untouched, this file compiles, runs and scores 0: the kernels below are skeletons and the launchers launch
@@ -13,8 +14,10 @@
 
 #include "attention.hpp"
 #include "labs/cuda_check.hpp"
+#include "labs/hopper.cuh"
 #include "labs/launch.hpp"
 #include "labs/mma.cuh"
+#include "labs/tma.hpp"
 
 namespace ptx = gpulab::ptx;
 
@@ -99,6 +102,29 @@ __global__ void __launch_bounds__(kThreads) attention_kernel(AttentionArgs a, fl
     gpulab::unused(smem, q0, head, warp, g, t, o, m, l);
 }
 
+// ---- (c) the Hopper forward ---------------------------------------------------------------------------------
+
+// TODO(student) (c) (README, "(c)"; the wrappers: labs/hopper.cuh, labs/tma.hpp). The suggested path, d = 128:
+//  - a block of 3 warpgroups owns 128 query rows: warpgroup 0 produces, warpgroups 1 and 2 consume 64 rows each;
+//    key tiles of 128; dynamic shared memory (1024-byte aligned): Q (two boxes of (128 rows, 64 dims)), 2 stages
+//    of K and 2 of V (each two such boxes), then the barriers: q_full, and per stage k_full, k_empty, v_full,
+//    v_empty (full: 1 arrival + the bytes; empty: 2 arrivals, one per consumer);
+//  - the producer (setmaxnreg_dec<24>, one thread): Q's two boxes onto q_full, then per key tile wait k_empty
+//    (parity phase ^ 1), arrive_expect_tx(k_full, 32 KiB), tma_load_3d K's two boxes; the same for V;
+//  - a consumer (setmaxnreg_inc<240>): float o[64], s[64]; per tile wait k_full, wgmma_fence, 8 ×
+//    wgmma_m64n128k16_bf16<0> (Q and K both K-major: desc(box + 32·(kk % 4), 16, 1024), box kk / 4), commit,
+//    wait<0>, release k_empty; mask (keys ≥ L; causal, keys past the row), the online update as in (b) (rows
+//    row0 and row0 + 8 per thread, the 4 lanes of a row: shuffles), rescale o; pack P to BF16 in A-fragment order;
+//    wait v_full, wgmma_fence, 8 × wgmma_m64n128k16_bf16_rs<1>(o, p[kk], desc(v + 2048·kk, 16 KiB, 1024), 1),
+//    commit, wait<0>, release v_empty;
+//  - the epilogue as (b)'s: O / ℓ for rows < L, the LSE from one lane of each row.
+// Put the kernel's body under #if defined(__CUDA_ARCH_FEAT_SM90_ALL): the file is compiled for other GPUs too.
+template <bool kCausal>
+__global__ void attention_hopper_kernel(const __grid_constant__ gpulab::TensorMap map_q, const __grid_constant__ gpulab::TensorMap map_k,
+                                        const __grid_constant__ gpulab::TensorMap map_v, AttentionArgs a, float scale_log2) {
+    gpulab::unused(map_q, map_k, map_v, a, scale_log2);
+}
+
 }  // namespace
 
 void launch_softmax(const float* x, float* y, int rows, std::int64_t cols, Arena& ws, cudaStream_t stream) {
@@ -114,4 +140,13 @@ void launch_attention(const AttentionArgs& a, Arena& ws, cudaStream_t stream) {
     // attention_kernel<D, causal> on a grid of (⌈L / kBr⌉, batch · heads) with scale_log2 = log2(e) / √d, then
     // LABS_CHECK_LAUNCH().
     gpulab::unused(a, ws, stream, &attention_kernel<64, false>);
+}
+
+void launch_attention_hopper(const AttentionArgs& a, Arena& ws, cudaStream_t stream) {
+    // TODO(student) (c): throw std::invalid_argument with gpulab::sm90a_unavailable()'s reason when it gives one, and
+    // unless head_dim is 128; opt in to the dynamic shared memory once; encode Q, K and V's maps
+    // (gpulab::make_tensor_map_3d_bf16: [batch · heads][L][128], boxes of (1, 128 rows, 64 dims)); launch
+    // attention_hopper_kernel<causal> with 384 threads on a grid of (⌈L / 128⌉, batch · heads), then
+    // LABS_CHECK_LAUNCH().
+    gpulab::unused(a, ws, stream, &attention_hopper_kernel<false>);
 }

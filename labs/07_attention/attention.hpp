@@ -76,3 +76,15 @@ void launch_attention_naive(const AttentionArgs& a, Arena& ws, cudaStream_t stre
 /** @brief (b) Attention without L × L buffers: one block owns a tile of query rows and streams K/V tiles through
  *  shared memory with the online update; tensor cores for both products. Yours. */
 void launch_attention(const AttentionArgs& a, Arena& ws, cudaStream_t stream);
+
+/**
+ * @brief (c) The Hopper forward (compute capability 9.0: H100, H200), FlashAttention-3's structure: Q, K and V tiles
+ * copied by TMA (labs/tma.hpp's 3-D tensor maps, one box never crossing a head), S = Q·Kᵀ and O += P·V by wgmma (P
+ * from registers), a producer warpgroup and consumer warpgroups with full and empty barriers. The same outputs as
+ * launch_attention(): O and the LSE, within the same tolerances. Yours.
+ *
+ * Requires head_dim 128, 16-byte aligned Q, K, V and O, a GPU of compute capability 9.0 and a build with sm_90a code
+ * (gpulab::sm90a_unavailable() says why not); otherwise throws std::invalid_argument. Its checks are SKIPPED, with the
+ * reason, where that function gives one.
+ */
+void launch_attention_hopper(const AttentionArgs& a, Arena& ws, cudaStream_t stream);

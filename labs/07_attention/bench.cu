@@ -3,12 +3,15 @@
 //                         Arena's peak, MiB) and the model's traffic (MiB: S and P written and read back for
 //                         the MATH path; K and V once per 64-row query block, Q and O once, for a blocked one)
 //   heads/L               yours at B = 1, H = 32: TFLOP/s, and cuBLAS BF16 8192³ in the same process
+//   hopper/CAUSAL/L       your part (c) at B = 1, H = 32, not causal (0) and causal (1): TFLOP/s and cuBLAS's (skipped,
+//                         with the reason, where sm_90a code cannot run)
 //   softmax/PATH/COLS     the three-pass (0) and yours (1) on 2^26 values in rows of COLS: GB/s at 12 bytes per value
 //
 //   build/labs/07_attention/lab07_bench --benchmark_format=json > bench.json   (your code)
 //   labs/07_attention/figures.py --bench bench.json                            (the pictures)
 #include <cmath>
 #include <functional>
+#include <string>
 
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>
@@ -17,6 +20,7 @@
 #include "labs/bench.hpp"
 #include "labs/buffer.hpp"
 #include "labs/random.hpp"
+#include "labs/tma.hpp"
 
 namespace {
 
@@ -103,6 +107,24 @@ void heads(benchmark::State& state) {
                                         {"cublas_tflops", cublas_tflops()}});
 }
 
+void hopper(benchmark::State& state) {
+    if (const std::string why = gpulab::sm90a_unavailable(); !why.empty()) {
+        state.SkipWithError(("part (c): " + why).c_str());
+        return;
+    }
+    const bool causal = state.range(0) == 1;
+    const int L = static_cast<int>(state.range(1));
+    Head h(32, L);
+    h.a.causal = causal;
+    const double ms = gpulab::bench::time_manual(state, [&](cudaStream_t s) {
+        Arena ws(arena_memory().data(), arena_memory().size());
+        launch_attention_hopper(h.a, ws, s);
+    });
+    if (ms < 0) return;
+    gpulab::bench::set_counters(state, {{"ms", ms}, {"L", L}, {"causal", causal ? 1 : 0},
+                                        {"tflops", attention_flop(h.a) / (ms * 1e-3) / 1e12}, {"cublas_tflops", cublas_tflops()}});
+}
+
 void softmax(benchmark::State& state) {
     const bool mine = state.range(0) == 1;
     const std::int64_t cols = state.range(1);
@@ -123,6 +145,7 @@ void softmax(benchmark::State& state) {
 
 BENCHMARK(attention)->ArgsProduct({{0, 1}, {512, 1024, 2048, 4096, 8192, 16384}})->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(heads)->ArgsProduct({{512, 1024, 2048, 4096, 8192, 16384}})->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(hopper)->ArgsProduct({{0, 1}, {1024, 2048, 4096, 8192, 16384}})->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(softmax)->ArgsProduct({{0, 1}, {4096, 16384, 1 << 20}})->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 int main(int argc, char** argv) { return gpulab::bench::run_benchmarks(argc, argv); }

@@ -19,6 +19,7 @@
 #include "attention.hpp"
 #include "expected.hpp"
 #include "grader/gpu_checks.hpp"
+#include "labs/tma.hpp"
 #include "labs/bf16.hpp"
 #include "labs/buffer.hpp"
 #include "labs/compare.hpp"
@@ -180,8 +181,11 @@ struct AttentionOut {
     std::vector<float> lse;
 };
 
+// The graded attention launchers: (b) launch_attention, (c) launch_attention_hopper.
+using AttentionLaunch = void (*)(const AttentionArgs&, Arena&, cudaStream_t);
+
 // What ran is in `seen` (every shape's output is compared with the kernels that made it: require_own_kernels).
-AttentionOut run_attention(const AttentionCase& c, Observation& seen) {
+AttentionOut run_attention(const AttentionCase& c, Observation& seen, AttentionLaunch launch = &launch_attention) {
     const std::size_t rows = std::size_t(c.shape.batch) * c.shape.heads * c.shape.seq_len;
     DeviceBuffer<float> lse(rows);
     lse.poison();
@@ -190,7 +194,7 @@ AttentionOut run_attention(const AttentionCase& c, Observation& seen) {
         AttentionArgs a = c.shape;
         a.q = c.q.data(), a.k = c.k.data(), a.v = c.v.data(), a.o = o, a.lse = lse.data();
         Arena ws = scratch().fresh();
-        launch_attention(a, ws, nullptr);
+        launch(a, ws, nullptr);
     }, seen);
     out.lse = to_host(lse);
     return out;
@@ -205,11 +209,12 @@ AttentionOut run_attention(const AttentionCase& c) {
 // MATH path): O compared within `tol`, and the kernels required to be the graded code's own. The case and the output
 // come back in `c` and `out`.
 CorrectnessResult run_and_compare(Context& ctx, const std::string& kind, const AttentionArgs& shape, bool against_math,
-                                  const Tolerance& tol, const AttentionCase*& c, AttentionOut& out) {
+                                  const Tolerance& tol, const AttentionCase*& c, AttentionOut& out,
+                                  AttentionLaunch launch = &launch_attention) {
     const std::string key = shape_words(shape);
     c = &case_of(ctx, kind, shape, against_math);
     Observation seen;
-    out = run_attention(*c, seen);
+    out = run_attention(*c, seen, launch);
     const std::size_t rows = std::size_t(shape.batch) * shape.heads * shape.seq_len;
     CorrectnessResult r = named_result(compare_bf16(out.o, c->ref.o, tol, {rows, std::size_t(shape.head_dim)}),
                                        (against_math ? "O against the MATH path, " : "O, ") + key);
@@ -247,18 +252,19 @@ nlohmann::json online_state(const AttentionCase& c, int head, int row, float you
             {"rescale", rescale}, {"lse_fp64", m + std::log(l)}, {"lse_yours", double(yours)}};
 }
 
-CorrectnessResult check_attention_small(Context& ctx) {
+CorrectnessResult check_attention_small(Context& ctx, AttentionLaunch launch = &launch_attention, bool d128_only = false) {
     nlohmann::json state;
     CorrectnessResult r;
     int compared = 0;
-    for (const int d : {64, 128})
+    for (const int d : {64, 128}) {
+        if (d128_only && d != 128) continue;
         for (const bool causal : {false, true})
             for (const int L : {1, 7, 97, 257}) {
                 const AttentionArgs shape{.batch = 1, .heads = 3, .seq_len = L, .head_dim = d, .causal = causal};
                 const std::string key = shape_words(shape);
                 const AttentionCase* cp = nullptr;
                 AttentionOut out;
-                r = run_and_compare(ctx, "attention", shape, false, kAttentionTol, cp, out);
+                r = run_and_compare(ctx, "attention", shape, false, kAttentionTol, cp, out, launch);
                 const AttentionCase& c = *cp;
                 if (r.passed) {
                     double worst = 0;
@@ -282,28 +288,31 @@ CorrectnessResult check_attention_small(Context& ctx) {
                                                    "(m = −∞)");
                 ++compared;
             }
+    }
     if (r.passed)
-        r.message = strprintf("%d shapes (d 64 and 128, causal and not, L = 1, 7, 97, 257) within the BF16 tolerance of "
-                              "FP64, O and LSE",
-                              compared);
+        r.message = strprintf("%d shapes (d %s, causal and not, L = 1, 7, 97, 257) within the BF16 tolerance of FP64, O and LSE",
+                              compared, d128_only ? "128" : "64 and 128");
     if (!state.is_null()) r.details["online_state"] = std::move(state);
     return r;
 }
 
 // Many heads as well as few: a kernel may choose its block shape by how many blocks the grid would have.
-CorrectnessResult check_attention_medium(Context& ctx) {
+CorrectnessResult check_attention_medium(Context& ctx, AttentionLaunch launch = &launch_attention, bool d128_only = false) {
     CorrectnessResult r;
     const struct { int batch, heads, seq_len, head_dim; bool causal; } shapes[] = {
         {2, 4, 1000, 128, false}, {2, 4, 1024, 128, true}, {4, 16, 1000, 128, true}, {4, 16, 1024, 64, false}};
     for (const auto& m : shapes) {
+        if (d128_only && m.head_dim != 128) continue;
         const AttentionArgs shape{.batch = m.batch, .heads = m.heads, .seq_len = m.seq_len, .head_dim = m.head_dim, .causal = m.causal};
         const AttentionCase* c = nullptr;
         AttentionOut out;
-        r = run_and_compare(ctx, "medium", shape, true, kNaiveTol, c, out);
+        r = run_and_compare(ctx, "medium", shape, true, kNaiveTol, c, out, launch);
         if (!r.passed) return r;
     }
-    r.message = "2 × 4 heads (L = 1000; 1024 causal) and 4 × 16 heads (L = 1000 causal; 1024 at d = 64), d = 128 unless "
-                "said: within tolerance of the MATH path";
+    r.message = d128_only ? "2 × 4 heads (L = 1000; 1024 causal) and 4 × 16 heads (L = 1000, causal), d = 128: within "
+                            "tolerance of the MATH path"
+                          : "2 × 4 heads (L = 1000; 1024 causal) and 4 × 16 heads (L = 1000 causal; 1024 at d = 64), d = 128 "
+                            "unless said: within tolerance of the MATH path";
     return r;
 }
 
@@ -509,8 +518,11 @@ struct AttentionSets {
     DeviceBuffer<float> lse[2];
     std::uint64_t filled_with[2] = {};
     std::uint64_t seed;
-    explicit AttentionSets(std::uint64_t s, int heads = 32) : seed(s) {
+    AttentionLaunch launch = &launch_attention;
+    explicit AttentionSets(std::uint64_t s, int heads = 32, AttentionLaunch l = &launch_attention, bool causal = true)
+        : seed(s), launch(l) {
         shape.heads = heads;
+        shape.causal = causal;
         for (int i = 0; i < 2; ++i) {
             for (auto* b : {&q[i], &k[i], &v[i], &o[i]}) *b = DeviceBuffer<bf16>(elements());
             lse[i] = DeviceBuffer<float>(std::size_t(shape.heads) * shape.seq_len);
@@ -533,7 +545,7 @@ struct AttentionSets {
     Rotation rotation() {
         return rotation_of(*this, [this](int i, cudaStream_t s) {
             Arena ws = scratch().fresh();
-            launch_attention(args(i), ws, s);
+            launch(args(i), ws, s);
         });
     }
     // Two heads, drawn from the seed, recomputed by the MATH path from the inputs as drawn.
@@ -630,6 +642,97 @@ PerfResult perf_attention_cublas(Context& ctx) {
     return r;
 }
 
+// ---- (c) the Hopper forward ----------------------------------------------------------------------------------
+
+std::string hopper_unavailable() { return gpulab::sm90a_unavailable(); }
+
+CorrectnessResult skipped_hopper(const std::string& why) {
+    CorrectnessResult r;
+    r.skipped = "part (c): " + why;
+    return r;
+}
+
+// (c) at the graded shape, causal or not, against cuBLAS BF16 8192³ timed in the same run.
+PerfResult perf_hopper_cublas(Context& ctx, bool causal) {
+    if (const std::string why = hopper_unavailable(); !why.empty()) {
+        PerfResult r;
+        r.skipped = "part (c): " + why;
+        return r;
+    }
+    AttentionSets sets(ctx.seed_for(causal ? "lab07 timed hopper" : "lab07 timed hopper full"), 32, &launch_attention_hopper, causal);
+    PerfResult r = speedup_over(ctx, cublas_baseline(), [](int, cudaStream_t s) { cublas_gemm().run(s); }, sets.rotation(),
+                                attention_min_bytes(sets.shape), causal ? "lab07 hopper vs cuBLAS" : "lab07 hopper full vs cuBLAS");
+    r.floor.flops = attention_flop(sets.shape);
+    r.floor.tensor = true;
+    if (!r.skipped.empty()) return r;
+    const double t_att = r.details["work"]["median_ms"].get<double>(), t_gemm = r.details["baseline"]["median_ms"].get<double>();
+    const double tf = attention_flop(sets.shape) / (t_att * 1e-3) / 1e12, gemm_tf = CublasGemm::flop() / (t_gemm * 1e-3) / 1e12;
+    r.ratio = tf / gemm_tf;
+    r.message = strprintf("%.3f ms = %.0f TFLOP/s%s at B 1, H 32, L 8192, d 128; cuBLAS BF16 8192³ %.0f TFLOP/s in the same run",
+                          t_att, tf, causal ? " (causal FLOPs halved)" : ", not causal", gemm_tf);
+    r.details["tflops"] = tf;
+    r.details["cublas_tflops"] = gemm_tf;
+    return r;
+}
+
+// The small run the sanitizer watches: 2 heads of 300 rows (a last tile of 44), causal and not.
+void hopper_small_run() {
+    for (const bool causal : {true, false}) {
+        const AttentionArgs shape{.batch = 1, .heads = 2, .seq_len = 300, .head_dim = 128, .causal = causal};
+        const std::size_t n = std::size_t(shape.heads) * shape.seq_len * shape.head_dim;
+        DeviceBuffer<bf16> q(n), k(n), v(n), o(n);
+        DeviceBuffer<float> lse(n / 128);
+        fill_uniform_bf16_device(q.data(), n, 21, -2.0f, 2.0f);
+        fill_uniform_bf16_device(k.data(), n, 22, -2.0f, 2.0f);
+        fill_uniform_bf16_device(v.data(), n, 23, -2.0f, 2.0f);
+        AttentionArgs a = shape;
+        a.q = q.data(), a.k = k.data(), a.v = v.data(), a.o = o.data(), a.lse = lse.data();
+        Arena ws = scratch().fresh();
+        launch_attention_hopper(a, ws, nullptr);
+        CUDA_CHECK(cudaDeviceSynchronize());
+    }
+}
+
+// (c) under racecheck and synccheck on the small run, once it is right on its correctness checks' shapes; what ran under
+// the tools must be what runs when graded.
+CorrectnessResult check_hopper_hazards(Context& ctx) {
+    if (const std::string why = hopper_unavailable(); !why.empty()) return skipped_hopper(why);
+    CorrectnessResult r = check_attention_small(ctx, &launch_attention_hopper, true);
+    if (!r.passed) {
+        r.message = "not run under the sanitizer: (c) is not right yet (" + r.message + ")";
+        r.hint = "make (c) correct first (correct.hopper_small)";
+        return r;
+    }
+    r = CorrectnessResult{};
+    if (skip_unobserved(r, "not checked: the graded run of the same work cannot be observed")) return r;
+    const Observation graded = observe_call([] { hopper_small_run(); });
+    const std::vector<SanitizerRun> runs = sanitize_together({{"hopper_small", "racecheck"}, {"hopper_small", "synccheck"}}, 180);
+    std::string found;
+    const char* tools[] = {"racecheck", "synccheck"};
+    for (int i = 0; i < 2; ++i) {
+        const SanitizerRun& run = runs[static_cast<std::size_t>(i)];
+        if (!run.skipped.empty()) {
+            r.skipped = "not checked: " + run.skipped;
+            return r;
+        }
+        r.details[tools[i]] = {{"errors", run.errors}, {"launches", run.launches.size()}};
+        if (tampered_under(r, std::string("under compute-sanitizer --tool ") + tools[i], run, graded)) return r;
+        if (!run.clean && found.empty())
+            found = strprintf("compute-sanitizer --tool %s reports %d error%s on 2 heads of L 300, causal and not:\n%s", tools[i],
+                              run.errors, run.errors == 1 ? "" : "s", run.first_report.c_str());
+    }
+    if (!found.empty()) {
+        r.passed = false;
+        r.message = found;
+        r.hint = "a stage is refilled only after both consumers released it, and S's or O's accumulators are read only after "
+                 "wgmma_wait<0>()";
+        return r;
+    }
+    r.passed = true;
+    r.message = "racecheck and synccheck: no hazard on 2 heads of L 300, causal and not";
+    return r;
+}
+
 PerfResult perf_attention_vs_naive(Context& ctx) {
     AttentionSets sets(ctx.seed_for("lab07 timed naive"), 1);
     PerfResult r = speedup_over(ctx, naive_baseline(), sets, sets.rotation(), attention_min_bytes(sets.shape),
@@ -669,12 +772,24 @@ void profile_attention() {
 }  // namespace
 
 void register_checks(Lab& lab) {
-    lab.correctness("correct.softmax", "(a) softmax against FP64: 1 … 2^20 + 3 values per row, −∞ and ±10^30", 10, check_softmax);
-    lab.correctness("correct.attention_small", "(b) attention against FP64: d 64/128, causal or not, L 1 … 257", 12,
-                    check_attention_small);
-    lab.correctness("correct.attention_medium", "(b) against the MATH path, 2 × 4 and 4 × 16 heads, L 1000/1024", 6, check_attention_medium);
-    lab.correctness("correct.causal_planted", "(b) causal: a huge future key changes no earlier row", 6, check_causal_planted);
-    lab.correctness("memory.extra", "(b) extra memory at one head, L 8192: at most 16 MiB", 6, observed(check_memory));
+    lab.correctness("correct.softmax", "(a) softmax against FP64: 1 … 2^20 + 3 values per row, −∞ and ±10^30", 8, check_softmax);
+    lab.correctness("correct.attention_small", "(b) attention against FP64: d 64/128, causal or not, L 1 … 257", 9,
+                    [](Context& ctx) { return check_attention_small(ctx); });
+    lab.correctness("correct.attention_medium", "(b) against the MATH path, 2 × 4 and 4 × 16 heads, L 1000/1024", 5,
+                    [](Context& ctx) { return check_attention_medium(ctx); });
+    lab.correctness("correct.causal_planted", "(b) causal: a huge future key changes no earlier row", 5, check_causal_planted);
+    lab.correctness("memory.extra", "(b) extra memory at one head, L 8192: at most 16 MiB", 5, observed(check_memory));
+    // Part (c), Hopper only (SKIPPED with the reason elsewhere): the same shapes at d = 128, then the sanitizer.
+    lab.correctness("correct.hopper_small", "(c) Hopper attention against FP64: d 128, causal or not, L 1 … 257", 4, [](Context& ctx) {
+        if (const std::string why = hopper_unavailable(); !why.empty()) return skipped_hopper(why);
+        return check_attention_small(ctx, &launch_attention_hopper, true);
+    });
+    lab.correctness("correct.hopper_medium", "(c) against the MATH path, 2 × 4 and 4 × 16 heads, d 128", 2, [](Context& ctx) {
+        if (const std::string why = hopper_unavailable(); !why.empty()) return skipped_hopper(why);
+        return check_attention_medium(ctx, &launch_attention_hopper, true);
+    });
+    lab.profile_target("hopper_small", &hopper_small_run);
+    lab.correctness("hazards.hopper", "(c) under compute-sanitizer (racecheck, synccheck), 2 heads of L 300", 2, check_hopper_hazards);
 
     // Bars from the solution on the H200 (two runs): softmax 0.818 and 0.818 of copy, 1.471 and 1.476 × the three
     // passes (the traffic alone allows 16/12 = 1.33; reading the row's end first, from L2, gives the rest);
@@ -688,12 +803,18 @@ void register_checks(Lab& lab) {
                           .unit = "of cuBLAS", .baseline = cublas_baseline()};
     const PerfSpec naive{.requires_check = "correct.attention_medium", .pass_bar = 1.5, .full_bar = 2.0, .unit = "x MATH",
                          .baseline = naive_baseline().baseline};
-    lab.performance("perf.softmax_copy", "(a) softmax as a fraction of copy bandwidth (12 bytes per value)", 8, copy, perf_softmax_copy);
-    lab.performance("perf.softmax_vs_three", "(a) softmax over the three-pass baseline", 6, three, perf_softmax_vs_three);
-    lab.performance("perf.attention_cublas", "(b) attention TFLOP/s over cuBLAS BF16's (B 1, H 32, L 8192, causal)", 18, cublas,
+    lab.performance("perf.softmax_copy", "(a) softmax as a fraction of copy bandwidth (12 bytes per value)", 6, copy, perf_softmax_copy);
+    lab.performance("perf.softmax_vs_three", "(a) softmax over the three-pass baseline", 5, three, perf_softmax_vs_three);
+    lab.performance("perf.attention_cublas", "(b) attention TFLOP/s over cuBLAS BF16's (B 1, H 32, L 8192, causal)", 13, cublas,
                     perf_attention_cublas);
-    lab.performance("perf.attention_vs_naive", "(b) attention over the MATH path (one head, L 8192, causal)", 8, naive,
+    lab.performance("perf.attention_vs_naive", "(b) attention over the MATH path (one head, L 8192, causal)", 6, naive,
                     perf_attention_vs_naive);
+    const PerfSpec hopper{.requires_check = "correct.hopper_medium", .pass_bar = 0.3, .full_bar = 0.55, .unit = "of cuBLAS",
+                          .baseline = cublas_baseline()};
+    lab.performance("perf.hopper_cublas", "(c) Hopper attention TFLOP/s over cuBLAS BF16's (B 1, H 32, L 8192, causal)", 7, hopper,
+                    [](Context& ctx) { return perf_hopper_cublas(ctx, true); });
+    lab.performance("perf.hopper_cublas_full", "(c) the same, not causal", 3, hopper,
+                    [](Context& ctx) { return perf_hopper_cublas(ctx, false); });
     lab.profile_target("attention", &profile_attention);
     // grader --profile: how busy the tensor pipe is in the attention forward (the report page shows it; no points).
     const double qkv_mib = 3.0 * 2.0 * double(kProfiledAttention.heads) * kProfiledAttention.seq_len *

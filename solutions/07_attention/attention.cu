@@ -19,7 +19,10 @@
 
 #include "attention.hpp"
 #include "labs/cuda_check.hpp"
+#include "labs/hopper.cuh"
+#include "labs/launch.hpp"
 #include "labs/mma.cuh"
+#include "labs/tma.hpp"
 
 namespace ptx = gpulab::ptx;
 
@@ -165,6 +168,14 @@ __device__ __forceinline__ void load_tile(__nv_bfloat16* tile, const __nv_bfloat
     }
 }
 
+// 2^x on the special-function unit, results below 2^-126 flushed to zero (a probability that small adds nothing a BF16
+// P or an FP32 row sum can hold): exp2f() without fast math wraps the same instruction in three more for denormals.
+__device__ __forceinline__ float exp2_ftz(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
 __device__ __forceinline__ std::uint32_t pack_bf16(float lo, float hi) {
     const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
     return *reinterpret_cast<const std::uint32_t*>(&v);
@@ -272,21 +283,24 @@ __global__ void __launch_bounds__(kThreads) attention_kernel(AttentionArgs a, fl
                 tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xFFFFFFFFu, tile_max[h], 2));
                 const float m_new = fmaxf(m[mt][h], tile_max[h] * scale_log2);  // −∞ stays −∞
                 const float base = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing yet: every p is 0
-                rescale[h] = exp2f(m[mt][h] - base);                     // 0 on the row's first keys
+                rescale[h] = exp2_ftz(m[mt][h] - base);                  // 0 on the row's first keys
                 m[mt][h] = m_new;
                 l[mt][h] *= rescale[h];
 #pragma unroll
                 for (int n = 0; n < kBc / 8; ++n)
 #pragma unroll
                     for (int e = 2 * h; e < 2 * h + 2; ++e) {
-                        s[mt][n][e] = exp2f(fmaf(s[mt][n][e], scale_log2, -base));  // −∞ · scale − base: 0
+                        s[mt][n][e] = exp2_ftz(fmaf(s[mt][n][e], scale_log2, -base));  // −∞ · scale − base: 0
                         l[mt][h] += s[mt][n][e];
                     }
             }
+            // Most tiles past the first few leave every row's maximum where it was: then the warp skips the rescale.
+            if (__any_sync(0xFFFFFFFFu, rescale[0] != 1.0f || rescale[1] != 1.0f)) {
 #pragma unroll
-            for (int c = 0; c < D / 8; ++c) {
-                o[mt][c][0] *= rescale[0], o[mt][c][1] *= rescale[0];
-                o[mt][c][2] *= rescale[1], o[mt][c][3] *= rescale[1];
+                for (int c = 0; c < D / 8; ++c) {
+                    o[mt][c][0] *= rescale[0], o[mt][c][1] *= rescale[0];
+                    o[mt][c][2] *= rescale[1], o[mt][c][3] *= rescale[1];
+                }
             }
         }
 
@@ -348,6 +362,212 @@ void launch_attention_of(const AttentionArgs& a, cudaStream_t stream) {
     LABS_CHECK_LAUNCH();
 }
 
+
+// ---- (c) the Hopper forward ------------------------------------------------------------------------------------
+// What changes from (b): the tiles arrive by TMA (one thread starts each (128, 64) box; the 3-D tensor maps end a box at
+// its head's last row, zeros past it), both products are wgmma — S = Q·Kᵀ reads Q and K from shared memory, O += P·V
+// takes P from the registers S's accumulators left it in — and the warpgroups specialise: one producer, two consumers
+// of 64 query rows each, with full and empty barriers per stage for K and for V apart, so that S can start as soon as K
+// has landed. The two consumers interleave on the SM: one's softmax runs while the other's wgmma do.
+namespace hopper {
+
+namespace sm90 = gpulab::sm90;
+
+constexpr int kD = 128, kBr = 128, kBc = 128, kStages = 2, kThreads = 384;
+constexpr int kBox = 64 * 128 * 2;  // (128 rows, 64 dims) with 128-byte swizzle: 16 KiB
+constexpr int kTile = 2 * kBox;     // 128 rows × 128 dims
+constexpr int kSmem = kTile + 2 * kStages * kTile + 1024 + 256;
+
+// The known-bad versions of part (c) (wrong/hopper_*.cu) include this file with one of these switched off.
+#ifndef LAB07_HOPPER_DIAGONAL_TILE
+#define LAB07_HOPPER_DIAGONAL_TILE 1  // causal: the tile that holds the diagonal is computed (masked), not skipped
+#endif
+#ifndef LAB07_HOPPER_RELEASE_AFTER_USE
+#define LAB07_HOPPER_RELEASE_AFTER_USE 1  // a K stage is released once the wgmma that read it are done
+#endif
+
+struct Params {
+    __nv_bfloat16* o;
+    float* lse;
+    int seq_len;
+    float scale_log2;
+};
+
+template <bool kCausal>
+__global__ void __launch_bounds__(kThreads, 1)
+    attention_kernel(const __grid_constant__ gpulab::TensorMap map_q, const __grid_constant__ gpulab::TensorMap map_k,
+                     const __grid_constant__ gpulab::TensorMap map_v, Params a) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    extern __shared__ std::uint8_t smem_raw[];
+    std::uint8_t* const smem =
+        reinterpret_cast<std::uint8_t*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
+    std::uint8_t* const sq = smem;                  // (128, 128): two boxes of 64 dims
+    std::uint8_t* const sk = sq + kTile;            // kStages × (128 keys, 128 dims)
+    std::uint8_t* const sv = sk + kStages * kTile;  // kStages × (128 keys, 128 dims)
+    std::uint64_t* const bar = reinterpret_cast<std::uint64_t*>(sv + kStages * kTile);
+    std::uint64_t *const q_full = bar, *const k_full = bar + 1, *const k_empty = k_full + kStages,
+                         *const v_full = k_empty + kStages, *const v_empty = v_full + kStages;
+    const int L = a.seq_len;
+    const int q_blocks = (L + kBr - 1) / kBr;
+    const int qb = kCausal ? q_blocks - 1 - static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x);  // longest first
+    const int q0 = qb * kBr, bh = blockIdx.y;
+    const int diagonal = (q0 + kBr - 1) / kBc;  // the last key tile a causal row of this block reaches
+    const int tiles = kCausal ? min((L + kBc - 1) / kBc, LAB07_HOPPER_DIAGONAL_TILE ? diagonal + 1 : max(diagonal, 1))
+                              : (L + kBc - 1) / kBc;
+    const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
+    if (threadIdx.x == 0) {
+        sm90::mbar_init(q_full, 1);
+        for (int s = 0; s < kStages; ++s) {
+            sm90::mbar_init(&k_full[s], 1), sm90::mbar_init(&k_empty[s], 2);
+            sm90::mbar_init(&v_full[s], 1), sm90::mbar_init(&v_empty[s], 2);
+        }
+        sm90::fence_barrier_init();
+    }
+    __syncthreads();
+
+    if (wg == 0) {  // the producer: Q once, then K and V tile by tile
+        sm90::setmaxnreg_dec<24>();
+        if (t == 0) {
+            sm90::mbar_arrive_expect_tx(q_full, kTile);
+            for (int c = 0; c < 2; ++c) sm90::tma_load_3d(sq + c * kBox, &map_q, q_full, 64 * c, q0, bh);
+            int s = 0;
+            std::uint32_t phase = 0;
+            for (int j = 0; j < tiles; ++j) {
+                sm90::mbar_wait(&k_empty[s], phase ^ 1);
+                sm90::mbar_arrive_expect_tx(&k_full[s], kTile);
+                for (int c = 0; c < 2; ++c) sm90::tma_load_3d(sk + s * kTile + c * kBox, &map_k, &k_full[s], 64 * c, j * kBc, bh);
+                sm90::mbar_wait(&v_empty[s], phase ^ 1);
+                sm90::mbar_arrive_expect_tx(&v_full[s], kTile);
+                for (int c = 0; c < 2; ++c) sm90::tma_load_3d(sv + s * kTile + c * kBox, &map_v, &v_full[s], 64 * c, j * kBc, bh);
+                if (++s == kStages) s = 0, phase ^= 1;
+            }
+        }
+        return;
+    }
+
+    // A consumer: 64 query rows; this thread holds rows row0 and row0 + 8 (the accumulator layout of wgmma_ops.cuh).
+    sm90::setmaxnreg_inc<240>();
+    const int c = wg - 1, warp = t / 32, lane = t % 32, g = lane / 4, tq = lane % 4;
+    const int row0 = q0 + 64 * c + 16 * warp + g;
+    float o[kD / 2], s_acc[kBc / 2];
+#pragma unroll
+    for (int i = 0; i < kD / 2; ++i) o[i] = 0.0f;
+    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
+    sm90::mbar_wait(q_full, 0);
+    int s = 0;
+    std::uint32_t phase = 0;
+    for (int j = 0; j < tiles; ++j) {
+        // S = Q·Kᵀ: Q and K both K-major (rows along d), 16 dims per wgmma, 32 bytes further along a 128-byte row.
+        sm90::mbar_wait(&k_full[s], phase);
+        if (!LAB07_HOPPER_RELEASE_AFTER_USE && t == 0) sm90::mbar_arrive(&k_empty[s]);
+        sm90::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < kD / 16; ++kk) {
+            const std::uint64_t dq = sm90::make_smem_desc(sq + (kk / 4) * kBox + c * 64 * 128 + (kk % 4) * 32, 16, 1024);
+            const std::uint64_t dk = sm90::make_smem_desc(sk + s * kTile + (kk / 4) * kBox + (kk % 4) * 32, 16, 1024);
+            sm90::wgmma_m64n128k16_bf16<0>(s_acc, dq, dk, kk > 0);
+        }
+        sm90::wgmma_commit();
+        sm90::wgmma_wait<0>();
+        if (LAB07_HOPPER_RELEASE_AFTER_USE && t == 0) sm90::mbar_arrive(&k_empty[s]);
+
+        // The online update in base 2 (as (b)); only a tile past L or reaching a row's diagonal has scores to mask.
+        const bool edge = (j + 1) * kBc > L || (kCausal && (j + 1) * kBc - 1 > q0 + 64 * c);
+        if (edge) {
+#pragma unroll
+            for (int n = 0; n < kBc / 8; ++n)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const int key = j * kBc + 8 * n + 2 * tq + (e & 1), row = row0 + 8 * (e >> 1);
+                    if (key >= L || (kCausal && key > row)) s_acc[4 * n + e] = -INFINITY;
+                }
+        }
+        float rescale[2];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            float tile_max = -INFINITY;
+#pragma unroll
+            for (int n = 0; n < kBc / 8; ++n) tile_max = fmaxf(tile_max, fmaxf(s_acc[4 * n + 2 * h], s_acc[4 * n + 2 * h + 1]));
+            tile_max = fmaxf(tile_max, __shfl_xor_sync(0xFFFFFFFFu, tile_max, 1));
+            tile_max = fmaxf(tile_max, __shfl_xor_sync(0xFFFFFFFFu, tile_max, 2));
+            const float m_new = fmaxf(m[h], tile_max * a.scale_log2);
+            const float base = m_new == -INFINITY ? 0.0f : m_new;
+            rescale[h] = exp2_ftz(m[h] - base);
+            m[h] = m_new;
+            l[h] *= rescale[h];
+#pragma unroll
+            for (int n = 0; n < kBc / 8; ++n)
+#pragma unroll
+                for (int e = 2 * h; e < 2 * h + 2; ++e) {
+                    s_acc[4 * n + e] = exp2_ftz(fmaf(s_acc[4 * n + e], a.scale_log2, -base));
+                    l[h] += s_acc[4 * n + e];
+                }
+        }
+#pragma unroll
+        for (int n = 0; n < kD / 8; ++n) {
+            o[4 * n] *= rescale[0], o[4 * n + 1] *= rescale[0];
+            o[4 * n + 2] *= rescale[1], o[4 * n + 3] *= rescale[1];
+        }
+        // P in the A-operand layout of wgmma from registers: keys 16kk … 16kk + 15 are accumulators 8kk … 8kk + 7.
+        std::uint32_t p[kBc / 16][4];
+#pragma unroll
+        for (int kk = 0; kk < kBc / 16; ++kk) {
+            p[kk][0] = pack_bf16(s_acc[8 * kk + 0], s_acc[8 * kk + 1]);
+            p[kk][1] = pack_bf16(s_acc[8 * kk + 2], s_acc[8 * kk + 3]);
+            p[kk][2] = pack_bf16(s_acc[8 * kk + 4], s_acc[8 * kk + 5]);
+            p[kk][3] = pack_bf16(s_acc[8 * kk + 6], s_acc[8 * kk + 7]);
+        }
+        // O += P·V: V is MN-major (rows along d): the two 64-dim boxes kBox apart, 16 keys = 2048 bytes further.
+        sm90::mbar_wait(&v_full[s], phase);
+        sm90::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < kBc / 16; ++kk)
+            sm90::wgmma_m64n128k16_bf16_rs<1>(o, p[kk], sm90::make_smem_desc(sv + s * kTile + kk * 2048, kBox, 1024), 1);
+        sm90::wgmma_commit();
+        sm90::wgmma_wait<0>();
+        if (t == 0) sm90::mbar_arrive(&v_empty[s]);
+        if (++s == kStages) s = 0, phase ^= 1;
+    }
+
+    // Normalise, write O and the log-sum-exp.
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        l[h] += __shfl_xor_sync(0xFFFFFFFFu, l[h], 1);
+        l[h] += __shfl_xor_sync(0xFFFFFFFFu, l[h], 2);
+        const int row = row0 + 8 * h;
+        if (row >= L) continue;
+        const float inv = 1.0f / l[h];
+        __nv_bfloat16* out = a.o + (std::size_t(bh) * L + row) * kD;
+#pragma unroll
+        for (int n = 0; n < kD / 8; ++n)
+            *reinterpret_cast<std::uint32_t*>(out + 8 * n + 2 * tq) = pack_bf16(o[4 * n + 2 * h] * inv, o[4 * n + 2 * h + 1] * inv);
+        if (tq == 0) a.lse[std::size_t(bh) * L + row] = m[h] * 0.6931471805599453f + logf(l[h]);
+    }
+#else
+    gpulab::unused(map_q, map_k, map_v, a);  // the launcher refuses to launch where there is no sm_90a code
+#endif
+}
+
+template <bool kCausal>
+void launch(const AttentionArgs& a, cudaStream_t stream) {
+    static_assert(kBr == kBc, "a causal block's diagonal is one key tile");
+    static const bool opted_in = [] {
+        CUDA_CHECK(cudaFuncSetAttribute(attention_kernel<kCausal>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+        return true;
+    }();
+    (void)opted_in;
+    const std::uint64_t heads = std::uint64_t(a.batch) * a.heads, L = std::uint64_t(a.seq_len);
+    const auto map = [&](const __nv_bfloat16* base) {  // [B·H][L][d], boxes of (128 rows, 64 dims)
+        return gpulab::make_tensor_map_3d_bf16(base, kD, L, heads, kD * 2, L * kD * 2, 64, 128, 1);
+    };
+    const Params p{a.o, a.lse, a.seq_len, 1.4426950408889634f / std::sqrt(float(kD))};
+    const dim3 grid((a.seq_len + kBr - 1) / kBr, static_cast<unsigned>(heads));
+    attention_kernel<kCausal><<<grid, kThreads, kSmem, stream>>>(map(a.q), map(a.k), map(a.v), p);
+    LABS_CHECK_LAUNCH();
+}
+
+}  // namespace hopper
+
 }  // namespace
 
 void launch_softmax(const float* x, float* y, int rows, std::int64_t cols, Arena& ws, cudaStream_t stream) {
@@ -390,4 +610,12 @@ void launch_attention(const AttentionArgs& a, Arena& ws, cudaStream_t stream) {
     if (a.head_dim == 64) return a.causal ? run.operator()<64, true>() : run.operator()<64, false>();
     if (a.head_dim == 128) return a.causal ? run.operator()<128, true>() : run.operator()<128, false>();
     throw std::invalid_argument("launch_attention: head_dim must be 64 or 128, not " + std::to_string(a.head_dim));
+}
+
+void launch_attention_hopper(const AttentionArgs& a, Arena& ws, cudaStream_t stream) {
+    (void)ws;
+    if (const std::string why = gpulab::sm90a_unavailable(); !why.empty()) throw std::invalid_argument("launch_attention_hopper: " + why);
+    if (a.seq_len < 1 || a.batch < 1 || a.heads < 1) throw std::invalid_argument("launch_attention_hopper: empty shape");
+    if (a.head_dim != 128) throw std::invalid_argument("launch_attention_hopper: head_dim must be 128, not " + std::to_string(a.head_dim));
+    a.causal ? hopper::launch<true>(a, stream) : hopper::launch<false>(a, stream);
 }

@@ -99,6 +99,17 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const void* map, std::uin
         : "memory");
 }
 
+/** @brief As tma_load_2d(), for a 3-D tensor (e.g. [heads][rows][dim]: a box never crosses into the next head, and rows
+ *  past the head's end arrive as zeros). @param dst shared memory @param map the tensor map @param bar mbarrier
+ *  @param c0 coordinate along the contiguous dimension @param c1 along the second @param c2 along the third */
+__device__ __forceinline__ void tma_load_3d(void* dst, const void* map, std::uint64_t* bar, int c0, int c1, int c2) {
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];" ::
+            "r"(smem_address(dst)),
+        "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_address(bar)), "r"(c0), "r"(c1), "r"(c2)
+        : "memory");
+}
+
 // ---- wgmma ---------------------------------------------------------------------------------------------------
 
 /** @brief Orders this warpgroup's register and shared-memory accesses before the wgmma that follow (before the first

@@ -42,6 +42,20 @@ TensorMap make_tensor_map_2d_bf16(const void* base, std::uint64_t inner, std::ui
                                   std::uint32_t box_inner, std::uint32_t box_outer, TmaSwizzle swizzle = TmaSwizzle::bytes128);
 
 /**
+ * @brief As make_tensor_map_2d_bf16(), for a 3-D BF16 tensor [outer][middle][inner] (e.g. [batch·heads][L][d]): a box
+ * of box_outer × box_middle × box_inner never reads across the middle dimension's end into the next outer slice —
+ * rows past it arrive as zeros, as past the tensor's end.
+ * @param base first element (16-byte aligned) @param inner elements per row @param middle rows per slice
+ * @param outer slices @param row_pitch_bytes bytes between rows (multiple of 16)
+ * @param slice_pitch_bytes bytes between slices (multiple of 16) @param box_inner box width (elements)
+ * @param box_middle box rows @param box_outer box slices @param swizzle shared-memory layout
+ * @throws std::invalid_argument as make_tensor_map_2d_bf16()
+ */
+TensorMap make_tensor_map_3d_bf16(const void* base, std::uint64_t inner, std::uint64_t middle, std::uint64_t outer,
+                                  std::uint64_t row_pitch_bytes, std::uint64_t slice_pitch_bytes, std::uint32_t box_inner,
+                                  std::uint32_t box_middle, std::uint32_t box_outer, TmaSwizzle swizzle = TmaSwizzle::bytes128);
+
+/**
  * @brief Why sm_90a code (wgmma, TMA, setmaxnreg) cannot run here, or "" when it can: the current GPU must be of
  * compute capability 9.0 (H100, H200), and the file that includes this must have been compiled for `90a-real` — the
  * build says so with LABS_SM90A=1 (labs_add_lab's SM90A option adds both wherever the build targets 9.0).

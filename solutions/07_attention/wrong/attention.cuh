@@ -148,3 +148,7 @@ void launch_attention(const AttentionArgs& a, Arena& ws, cudaStream_t stream) {
     }
     ws.release_all();
 }
+
+// (c), the Hopper forward: these versions grade the other parts' defects, so (c) is the same plain attention (with the
+// version's defect); the Hopper kernel's own defects are hopper_*.cu, built on the solution.
+void launch_attention_hopper(const AttentionArgs& a, Arena& ws, cudaStream_t stream) { launch_attention(a, ws, stream); }

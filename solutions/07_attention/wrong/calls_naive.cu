@@ -1,4 +1,4 @@
-// Known-bad (wrong/expect.json): both launchers hand the work to what the lab gives — the three-pass softmax
+// Known-bad (wrong/expect.json): the launchers hand the work to what the lab gives — the three-pass softmax
 // and the MATH path. Right results; the code policy finds the calls in the compiled object before anything runs.
 #include "attention.hpp"
 
@@ -7,3 +7,5 @@ void launch_softmax(const float* x, float* y, int rows, std::int64_t cols, Arena
 }
 
 void launch_attention(const AttentionArgs& a, Arena& ws, cudaStream_t stream) { launch_attention_naive(a, ws, stream); }
+
+void launch_attention_hopper(const AttentionArgs& a, Arena& ws, cudaStream_t stream) { launch_attention_naive(a, ws, stream); }
