@@ -884,6 +884,35 @@ bool tampered_under(CorrectnessResult& r, const std::string& where, const Target
     return mark_tampered(r, where, logged_face(run.launches_forged, run.launches_recorded, run.launches, graded));
 }
 
+CorrectnessResult sanitizer_verdict(const std::vector<const SanitizerRun*>& runs, const std::vector<std::string>& tools,
+                                    const Observation& graded, const std::string& what, const std::string& hint) {
+    CorrectnessResult r;
+    std::string found;
+    for (std::size_t i = 0; i < runs.size() && i < tools.size(); ++i) {
+        const SanitizerRun& run = *runs[i];
+        if (!run.skipped.empty()) {
+            r.skipped = "not checked: " + run.skipped;
+            return r;
+        }
+        r.details[tools[i]] = {{"errors", run.errors}, {"launches", run.launches.size()}};
+        if (tampered_under(r, "under compute-sanitizer --tool " + tools[i], run, graded)) return r;
+        if (!run.clean && found.empty())
+            found = strprintf("compute-sanitizer --tool %s reports %d error%s on %s:\n%s", tools[i].c_str(), run.errors,
+                              run.errors == 1 ? "" : "s", what.c_str(), run.first_report.c_str());
+    }
+    if (!found.empty()) {
+        r.passed = false;
+        r.message = found;
+        r.hint = hint;
+        return r;
+    }
+    std::string names;
+    for (std::size_t i = 0; i < tools.size(); ++i) names += (i == 0 ? "" : i + 1 == tools.size() ? " and " : ", ") + tools[i];
+    r.passed = true;
+    r.message = names + ": no hazard on " + what;
+    return r;
+}
+
 namespace {
 
 // What one compute-sanitizer run found, from its output: its summary's count, its first report, its launches.

@@ -473,30 +473,9 @@ CorrectnessResult check_v4_hazards(Context& ctx) {
     const Observation graded = observe_call([] { v4_small_run(); });
     start_v4_tool_runs();
     const std::vector<SanitizerRun> runs = v4_tool_runs().get();
-    std::string found;
-    const char* tools[] = {"racecheck", "synccheck"};
-    for (int i = 0; i < 2; ++i) {
-        const SanitizerRun& run = runs[static_cast<std::size_t>(i)];
-        if (!run.skipped.empty()) {
-            r.skipped = "not checked: " + run.skipped;
-            return r;
-        }
-        r.details[tools[i]] = {{"errors", run.errors}, {"launches", run.launches.size()}};
-        if (tampered_under(r, std::string("under compute-sanitizer --tool ") + tools[i], run, graded)) return r;
-        if (!run.clean && found.empty())
-            found = strprintf("compute-sanitizer --tool %s reports %d error%s on %s:\n%s", tools[i], run.errors,
-                              run.errors == 1 ? "" : "s", hazard_shape().title.c_str(), run.first_report.c_str());
-    }
-    if (!found.empty()) {
-        r.passed = false;
-        r.message = found;
-        r.hint = "every wait names the phase it waits for (parity), a stage is refilled only after both consumers released "
-                 "it (empty), and the accumulators are read only after wgmma_wait<0>()";
-        return r;
-    }
-    r.passed = true;
-    r.message = "racecheck and synccheck: no hazard on " + hazard_shape().title;
-    return r;
+    return sanitizer_verdict({&runs[0], &runs[1]}, {"racecheck", "synccheck"}, graded, hazard_shape().title,
+                             "every wait names the phase it waits for (parity), a stage is refilled only after both consumers "
+                             "released it (empty), and the accumulators are read only after wgmma_wait<0>()");
 }
 
 // Runs in a process of its own under ncu: your v1, v2 and v3, in that order, each once at the full shape. A and W are

@@ -177,26 +177,10 @@ CorrectnessResult check_hazards(Context& ctx, const std::string& target, const s
     const Observation graded = observe_call([&] {
         for (const Variant& v : variants) small_run(v.launch);
     });
-    std::string found;
-    for (const char* tool : {"racecheck", "synccheck"}) {
-        const SanitizerRun& s = hazard_run(target, tool);
-        if (!s.skipped.empty()) {
-            r.skipped = "not checked: " + s.skipped;
-            return r;
-        }
-        r.details[tool] = {{"errors", s.errors}, {"launches", s.launches.size()}};
-        if (tampered_under(r, std::string("under compute-sanitizer --tool ") + tool, s, graded)) return r;
-        if (!s.clean && found.empty()) {
-            found = strprintf("compute-sanitizer --tool %s reports %d error%s on %s:\n%s", tool, s.errors,
-                              s.errors == 1 ? "" : "s", what.c_str(), s.first_report.c_str());
-        }
-    }
-    if (!found.empty()) {
-        return fail(std::move(r), found,
-                    "a shared-memory slot is read before every thread's copy into it is complete, or written while a "
-                    "warp may still read it: each slot needs a barrier after it is filled and one after its last read");
-    }
-    return pass(std::move(r), "racecheck and synccheck: no hazard on " + what + " (" + kSmall.title + ")");
+    return sanitizer_verdict({&hazard_run(target, "racecheck"), &hazard_run(target, "synccheck")}, {"racecheck", "synccheck"}, graded,
+                             what + " (" + kSmall.title + ")",
+                             "a shared-memory slot is read before every thread's copy into it is complete, or written while a "
+                             "warp may still read it: each slot needs a barrier after it is filled and one after its last read");
 }
 
 std::vector<Variant> stage_variants() {

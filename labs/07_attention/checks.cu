@@ -622,24 +622,29 @@ SetBaseline<AttentionSets> naive_baseline() {
         });
 }
 
-PerfResult perf_attention_cublas(Context& ctx) {
-    AttentionSets sets(ctx.seed_for("lab07 timed attention"));
+// A forward pass ((b) or (c)) at the graded shape, causal or not as `sets` says, against cuBLAS BF16 8192³ timed in the
+// same run: TFLOP/s over cuBLAS's.
+PerfResult attention_vs_cublas(Context& ctx, AttentionSets& sets, const char* label) {
     PerfResult r = speedup_over(ctx, cublas_baseline(), [](int, cudaStream_t s) { cublas_gemm().run(s); }, sets.rotation(),
-                                attention_min_bytes(sets.shape), "lab07 attention vs cuBLAS");
-    // Floors: Q, K and V read and O written once at the copy rate, and the causal FLOPs at cuBLAS's measured BF16
-    // rate with its headroom (an attention pass runs its matmuls on the same tensor cores, with a softmax between).
+                                attention_min_bytes(sets.shape), label);
+    // Floors: Q, K and V read and O written once at the copy rate, and the FLOPs (halved when causal) at cuBLAS's measured
+    // BF16 rate with its headroom (an attention pass runs its matmuls on the same tensor cores, with a softmax between).
     r.floor.flops = attention_flop(sets.shape);
     r.floor.tensor = true;
     if (!r.skipped.empty()) return r;
     const double t_att = r.details["work"]["median_ms"].get<double>(), t_gemm = r.details["baseline"]["median_ms"].get<double>();
     const double tf = attention_flop(sets.shape) / (t_att * 1e-3) / 1e12, gemm_tf = CublasGemm::flop() / (t_gemm * 1e-3) / 1e12;
     r.ratio = tf / gemm_tf;
-    r.message = strprintf("%.3f ms = %.0f TFLOP/s (causal FLOPs halved) at B 1, H 32, L 8192, d 128; cuBLAS BF16 8192³ "
-                          "%.0f TFLOP/s in the same run",
-                          t_att, tf, gemm_tf);
+    r.message = strprintf("%.3f ms = %.0f TFLOP/s%s at B 1, H 32, L 8192, d 128; cuBLAS BF16 8192³ %.0f TFLOP/s in the same run",
+                          t_att, tf, sets.shape.causal ? " (causal FLOPs halved)" : ", not causal", gemm_tf);
     r.details["tflops"] = tf;
     r.details["cublas_tflops"] = gemm_tf;
     return r;
+}
+
+PerfResult perf_attention_cublas(Context& ctx) {
+    AttentionSets sets(ctx.seed_for("lab07 timed attention"));
+    return attention_vs_cublas(ctx, sets, "lab07 attention vs cuBLAS");
 }
 
 // ---- (c) the Hopper forward ----------------------------------------------------------------------------------
@@ -660,19 +665,7 @@ PerfResult perf_hopper_cublas(Context& ctx, bool causal) {
         return r;
     }
     AttentionSets sets(ctx.seed_for(causal ? "lab07 timed hopper" : "lab07 timed hopper full"), 32, &launch_attention_hopper, causal);
-    PerfResult r = speedup_over(ctx, cublas_baseline(), [](int, cudaStream_t s) { cublas_gemm().run(s); }, sets.rotation(),
-                                attention_min_bytes(sets.shape), causal ? "lab07 hopper vs cuBLAS" : "lab07 hopper full vs cuBLAS");
-    r.floor.flops = attention_flop(sets.shape);
-    r.floor.tensor = true;
-    if (!r.skipped.empty()) return r;
-    const double t_att = r.details["work"]["median_ms"].get<double>(), t_gemm = r.details["baseline"]["median_ms"].get<double>();
-    const double tf = attention_flop(sets.shape) / (t_att * 1e-3) / 1e12, gemm_tf = CublasGemm::flop() / (t_gemm * 1e-3) / 1e12;
-    r.ratio = tf / gemm_tf;
-    r.message = strprintf("%.3f ms = %.0f TFLOP/s%s at B 1, H 32, L 8192, d 128; cuBLAS BF16 8192³ %.0f TFLOP/s in the same run",
-                          t_att, tf, causal ? " (causal FLOPs halved)" : ", not causal", gemm_tf);
-    r.details["tflops"] = tf;
-    r.details["cublas_tflops"] = gemm_tf;
-    return r;
+    return attention_vs_cublas(ctx, sets, causal ? "lab07 hopper vs cuBLAS" : "lab07 hopper full vs cuBLAS");
 }
 
 // The small run the sanitizer watches: 2 heads of 300 rows (a last tile of 44), causal and not.
@@ -707,30 +700,9 @@ CorrectnessResult check_hopper_hazards(Context& ctx) {
     if (skip_unobserved(r, "not checked: the graded run of the same work cannot be observed")) return r;
     const Observation graded = observe_call([] { hopper_small_run(); });
     const std::vector<SanitizerRun> runs = sanitize_together({{"hopper_small", "racecheck"}, {"hopper_small", "synccheck"}}, 180);
-    std::string found;
-    const char* tools[] = {"racecheck", "synccheck"};
-    for (int i = 0; i < 2; ++i) {
-        const SanitizerRun& run = runs[static_cast<std::size_t>(i)];
-        if (!run.skipped.empty()) {
-            r.skipped = "not checked: " + run.skipped;
-            return r;
-        }
-        r.details[tools[i]] = {{"errors", run.errors}, {"launches", run.launches.size()}};
-        if (tampered_under(r, std::string("under compute-sanitizer --tool ") + tools[i], run, graded)) return r;
-        if (!run.clean && found.empty())
-            found = strprintf("compute-sanitizer --tool %s reports %d error%s on 2 heads of L 300, causal and not:\n%s", tools[i],
-                              run.errors, run.errors == 1 ? "" : "s", run.first_report.c_str());
-    }
-    if (!found.empty()) {
-        r.passed = false;
-        r.message = found;
-        r.hint = "a stage is refilled only after both consumers released it, and S's or O's accumulators are read only after "
-                 "wgmma_wait<0>()";
-        return r;
-    }
-    r.passed = true;
-    r.message = "racecheck and synccheck: no hazard on 2 heads of L 300, causal and not";
-    return r;
+    return sanitizer_verdict({&runs[0], &runs[1]}, {"racecheck", "synccheck"}, graded, "2 heads of L 300, causal and not",
+                             "a stage is refilled only after both consumers released it, and S's or O's accumulators are read "
+                             "only after wgmma_wait<0>()");
 }
 
 PerfResult perf_attention_vs_naive(Context& ctx) {

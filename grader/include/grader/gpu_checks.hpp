@@ -583,6 +583,19 @@ bool tampered_under(CorrectnessResult& r, const std::string& where, const Saniti
  *  also have come (the target returned normally). */
 bool tampered_under(CorrectnessResult& r, const std::string& where, const TargetRun& run, const Observation& graded);
 
+/**
+ * @brief The verdict of compute-sanitizer's runs of one piece of work (racecheck and synccheck, say, from
+ * sanitize_together()) against the graded run of the same work: SKIPPED ("not checked: ...") where a tool could not run,
+ * TAMPERED where a run did not launch what the graded run launched (tampered_under()), FAIL with the first error a tool
+ * reported ("compute-sanitizer --tool T reports N errors on WHAT:" and its report) and @p hint, else PASS ("racecheck and
+ * synccheck: no hazard on WHAT"). Each tool's error and launch counts go in r.details[tool].
+ * @param runs the tool runs, in the order of @p tools @param tools their tools, as sanitize() names them
+ * @param graded what the observer saw of the graded run of the same work @param what the work, for the messages
+ * @param hint the hint of a failure
+ */
+[[nodiscard]] CorrectnessResult sanitizer_verdict(const std::vector<const SanitizerRun*>& runs, const std::vector<std::string>& tools,
+                                                  const Observation& graded, const std::string& what, const std::string& hint);
+
 /** @brief One run for sanitize_together(): a declared profile target under one of compute-sanitizer's tools. */
 struct SanitizeAsk {
     std::string target;  ///< a declared profile target
