@@ -589,8 +589,10 @@ bool tampered_under(CorrectnessResult& r, const std::string& where, const Target
  * TAMPERED where a run did not launch what the graded run launched (tampered_under()), FAIL with the first error a tool
  * reported ("compute-sanitizer --tool T reports N errors on WHAT:" and its report) and @p hint, else PASS ("racecheck and
  * synccheck: no hazard on WHAT"). Each tool's error and launch counts go in r.details[tool].
- * @param runs the tool runs, in the order of @p tools @param tools their tools, as sanitize() names them
- * @param graded what the observer saw of the graded run of the same work @param what the work, for the messages
+ * @param runs the tool runs, one per tool, in the order of the tools' names
+ * @param tools the tools' names, as sanitize() takes them ("racecheck", "synccheck")
+ * @param graded what the observer saw of the graded run of the same work
+ * @param what the work, for the messages
  * @param hint the hint of a failure
  */
 [[nodiscard]] CorrectnessResult sanitizer_verdict(const std::vector<const SanitizerRun*>& runs, const std::vector<std::string>& tools,
