@@ -69,3 +69,44 @@ TEST_CASE("tool face: a logged launch must be the very kernel, template argument
     seen.kernels.push_back(grader);
     CHECK(tool_face_mismatch(std::vector<LoggedLaunch>{logged(kAnon32)}, seen).empty());
 }
+
+// sanitizer_verdict(): the tool runs of one piece of work read against its graded run, in this order — a tool that could
+// not run (SKIPPED), a run that launched something else (TAMPERED), an error (FAIL with the tool's report), else PASS.
+TEST_CASE("sanitizer verdict: skipped, tampered, the first error, or no hazard") {
+    Observation seen;
+    seen.kernels = {graded(kAnon32)};
+    SanitizerRun race, sync;
+    race.clean = sync.clean = true;
+    race.launches = sync.launches = {logged(kAnon32)};
+    const std::vector<std::string> tools{"racecheck", "synccheck"};
+
+    CorrectnessResult r = sanitizer_verdict({&race, &sync}, tools, seen, "two tiles", "the hint");
+    CHECK(r.passed);
+    CHECK(r.message == "racecheck and synccheck: no hazard on two tiles");
+    CHECK(r.details["racecheck"]["launches"] == 1);
+
+    SanitizerRun racy = race;
+    racy.clean = false, racy.errors = 3, racy.first_report = "Error: Race reported between Write access ...";
+    r = sanitizer_verdict({&racy, &sync}, tools, seen, "two tiles", "the hint");
+    CHECK_FALSE(r.passed);
+    CHECK(r.message.find("compute-sanitizer --tool racecheck reports 3 errors on two tiles:") == 0);
+    CHECK(r.message.find("Race reported") != std::string::npos);
+    CHECK(r.hint == "the hint");
+    CHECK(r.tampered.empty());
+
+    // Clean under the tool, but not the kernel the graded run launched: the tool's verdict is not the graded code's.
+    SanitizerRun other = race;
+    other.launches = {logged(kAnon33)};
+    r = sanitizer_verdict({&race, &other}, tools, seen, "two tiles", "the hint");
+    CHECK_FALSE(r.tampered.empty());
+    CHECK(r.tampered.find("under compute-sanitizer --tool synccheck") == 0);
+    SanitizerRun forged = race;
+    forged.launches_forged = true;
+    CHECK_FALSE(sanitizer_verdict({&forged, &sync}, tools, seen, "two tiles", "").tampered.empty());
+
+    // A tool that could not run decides before anything it might have found.
+    SanitizerRun absent;
+    absent.skipped = "compute-sanitizer is not installed";
+    r = sanitizer_verdict({&racy, &absent}, tools, seen, "two tiles", "");
+    CHECK(r.skipped == "not checked: compute-sanitizer is not installed");
+}
