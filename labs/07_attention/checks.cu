@@ -781,7 +781,9 @@ void register_checks(Lab& lab) {
                     perf_attention_cublas);
     lab.performance("perf.attention_vs_naive", "(b) attention over the MATH path (one head, L 8192, causal)", 6, naive,
                     perf_attention_vs_naive);
-    const PerfSpec hopper{.requires_check = "correct.hopper_medium", .pass_bar = 0.3, .full_bar = 0.55, .unit = "of cuBLAS",
+    // (c): the pass bar above what (b) reaches on mma.sync (its solution: 0.33-0.37 of cuBLAS), so that (b) handed in
+    // again as (c) earns nothing here; the full bar below the solution's (c) (0.67-0.77 on an H100).
+    const PerfSpec hopper{.requires_check = "correct.hopper_medium", .pass_bar = 0.4, .full_bar = 0.55, .unit = "of cuBLAS",
                           .baseline = cublas_baseline()};
     lab.performance("perf.hopper_cublas", "(c) Hopper attention TFLOP/s over cuBLAS BF16's (B 1, H 32, L 8192, causal)", 7, hopper,
                     [](Context& ctx) { return perf_hopper_cublas(ctx, true); });
