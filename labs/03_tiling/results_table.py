@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Usage: results_table.py BENCH.json README.md — redraws lab 03's results tables in its handout, between
-the results markers, from `lab03_bench_solution --benchmark_format=json > BENCH.json`. Nothing is typed."""
+the results markers, and part v4's ladder between the ladder markers, from
+`lab03_bench_solution --benchmark_format=json > BENCH.json` (a run filtered to `v4_step` redraws only the ladder).
+Nothing is typed."""
+import json
 import os
 import re
 import sys
@@ -62,5 +65,49 @@ def table_lines(benchmarks, ctx):
     return lines + ["", handout_table.measured_by("lab03_bench", ctx)]
 
 
+LADDER = [  # (stages, consumers, persistent), what the table calls the step
+    ((2, 1, 0), "one consumer, double buffer"),
+    ((4, 1, 0), "deeper ring"),
+    ((4, 2, 0), "two consumers"),
+    ((4, 2, 1), "persistent (graded)"),
+]
+
+
+def ladder_lines(benchmarks, ctx):
+    """Part v4's ladder: each step's TFLOP/s and fraction of cuBLAS at both shapes, from the v4_step runs."""
+    steps, cublas = {}, {}
+    for b in benchmarks:
+        m = re.match(r"v4_step/stages:(\d+)/consumers:(\d+)/persistent:(\d)/(up|down)", b["name"])
+        if m:
+            steps[(int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4))] = b
+        m = re.match(r"v4_step/cublas/(up|down)", b["name"])
+        if m:
+            cublas[m.group(1)] = b
+    if not steps or set(cublas) != {"up", "down"}:
+        return []
+    lines = [f"cuBLAS {cublas['up']['TFLOP/s']:.1f} TFLOP/s at the running example, {cublas['down']['TFLOP/s']:.1f} at the "
+             "down projection, in the same run:", ""]
+    lines += handout_table.header("step", "stages", "consumer warpgroups", "grid",
+                                  "TFLOP/s (fraction of cuBLAS), 1024 × 12288 × 4096", "down projection, 1024 × 4096 × 12288")
+    for (stages, consumers, persistent), label in LADDER:
+        cells = []
+        for shape in ("up", "down"):
+            b = steps.get((stages, consumers, persistent, shape))
+            cells.append(f"{b['TFLOP/s']:.1f} ({b['TFLOP/s'] / cublas[shape]['TFLOP/s']:.2f})" if b else "–")
+        tile = {(2, 1, 0): " (block tile 64 × 256)", (4, 2, 0): " (128 × 256)"}.get((stages, consumers, persistent), "")
+        grid = "one block per SM" if persistent else "a block per tile"
+        lines.append(f"| {label} | {stages} | {consumers}{tile} | {grid} | {cells[0]} | {cells[1]} |")
+    return lines + ["", handout_table.measured_by("lab03_bench", ctx)]
+
+
 if __name__ == "__main__":
-    handout_table.main(__doc__, table_lines)
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    data = json.load(open(sys.argv[1]))
+    runs = handout_table.measured_runs(data)
+    ctx = data.get("context", {})
+    ladder = ladder_lines(runs, ctx)
+    if ladder:
+        handout_table.write_results(sys.argv[2], ladder, markers="ladder")
+    if any(re.match(r"run/", b["name"]) for b in runs) or not ladder:
+        handout_table.write_results(sys.argv[2], table_lines(runs, ctx))
