@@ -145,6 +145,46 @@ CorrectnessResult observed_kernel_count(const Observation& seen, std::size_t exp
     return r;
 }
 
+CorrectnessResult kernel_code_verdict(const Observation& seen, const CodeNeeds& needs, const std::string& what,
+                                      const std::string& hint) {
+    CorrectnessResult r;
+    if (skip_unobserved(r, what + "'s machine code cannot be read")) return r;
+    const std::vector<ObservedKernel> kernels = seen.graded_kernels();
+    if (kernels.empty()) return fail(r, what + " ran no kernel", hint);
+    KernelCode total;
+    nlohmann::json list = nlohmann::json::array();
+    std::set<std::string> done;
+    for (const ObservedKernel& k : kernels) {
+        if (!done.insert(k.name).second) continue;
+        const std::string n = kernel_name(k.name);
+        if (!k.own) return fail(r, what + " ran " + n + ", a kernel its own code does not define", hint);
+        const std::optional<KernelCode> code = Observer::instance().kernel_code(k.name);
+        if (!code) return fail(r, what + " ran " + n + ", whose code is in no module the driver loaded for it", hint);
+        if (!code->known) {
+            r.skipped = what + "'s machine code is read for sm_90 only; " + n + " runs sm_" + std::to_string(code->sm) + " code";
+            return r;
+        }
+        list.push_back({{"kernel", n}, {"instructions", code->instructions}, {"wgmma", code->wgmma}, {"mma_sync", code->mma_sync},
+                        {"tma_load", code->tma_load}, {"bulk_copy", code->bulk_copy}, {"cp_async", code->cp_async}});
+        total.instructions += code->instructions, total.wgmma += code->wgmma, total.mma_sync += code->mma_sync;
+        total.tma_load += code->tma_load, total.bulk_copy += code->bulk_copy, total.cp_async += code->cp_async;
+    }
+    r.details = {{"kernels", list}, {"needs", {{"wgmma", needs.wgmma}, {"tma_load", needs.tma_load}, {"no_mma_sync", needs.no_mma_sync}}}};
+    const std::string of = " among " + std::to_string(total.instructions) + " instructions";
+    const std::string where = done.size() == 1 ? "its kernel" : "its " + std::to_string(done.size()) + " kernels";
+    std::vector<std::string> missing;
+    if (needs.wgmma && total.wgmma == 0) missing.push_back("no wgmma (warpgroup MMA)");
+    if (needs.tma_load && total.tma_load == 0) missing.push_back("no TMA tensor load");
+    if (needs.no_mma_sync && total.mma_sync > 0) missing.push_back(std::to_string(total.mma_sync) + " mma.sync (warp MMA)");
+    if (!missing.empty()) {
+        std::string m;
+        for (const std::string& x : missing) m += (m.empty() ? "" : ", ") + x;
+        return fail(r, what + ": " + where + " hold" + (done.size() == 1 ? "s " : " ") + m + of, hint);
+    }
+    return pass(r, what + ": " + where + " hold" + (done.size() == 1 ? "s " : " ") + std::to_string(total.wgmma) + " wgmma, " +
+                       std::to_string(total.tma_load) + " TMA loads and " + std::to_string(total.mma_sync) + " mma.sync" + of);
+}
+
 std::vector<std::string> foreign_kernels(const Context& ctx, const Observation& seen) {
     std::vector<std::string> out;
     if (ctx.own_symbols.empty()) return out;  // started by hand: nothing to tell them apart by

@@ -502,6 +502,9 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
         const auto own = [&](const std::string& n) { return s.own_identities.count(identity(n)) > 0; };
         m.own = std::any_of(m.functions.begin(), m.functions.end(), own) ||
                 std::any_of(m.globals.begin(), m.globals.end(), [&](const auto& g) { return own(g.first); });
+        // What the graded code's kernels hold (the libraries' and the kit's are not read: a library's module holds
+        // thousands of kernels, and no check grades them).
+        if (m.own) m.code = kernel_code_of_cubin(mod->pCubin, mod->cubinSize);
         s.modules.push_back(std::move(m));
         return;
     }
@@ -931,6 +934,19 @@ std::vector<ObservedModule> Observer::modules() {
     State& s = state();
     std::lock_guard<std::mutex> lock(s.mu);
     return s.modules;
+}
+
+std::optional<KernelCode> Observer::kernel_code(const std::string& mangled) {
+    State& s = state();
+    std::lock_guard<std::mutex> lock(s.mu);
+    std::optional<KernelCode> found;
+    for (const ObservedModule& m : s.modules) {
+        const auto it = m.code.find(mangled);
+        if (it == m.code.end()) continue;
+        if (m.own) return it->second;
+        if (!found) found = it->second;
+    }
+    return found;
 }
 
 GradedCall::GradedCall() noexcept { ++t_graded_depth; }

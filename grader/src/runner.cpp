@@ -199,16 +199,21 @@ CheckResult run_performance_check(const CheckDecl& d, const Lab::Entry& e, Conte
     CheckResult r = result_for(d);
     const PerfSpec& spec = e.perf;
     r.target = perf_target(spec);
-    if (!spec.requires_check.empty()) {
-        const auto it = done.find(spec.requires_check);
+    std::vector<std::string> required = spec.also_requires;
+    if (!spec.requires_check.empty()) required.insert(required.begin(), spec.requires_check);
+    for (const std::string& id : required) {
+        const auto it = done.find(id);
         if (it != done.end() && it->second == Status::skipped) {  // could not run here (e.g. a part for another GPU)
             r.status = Status::skipped;
-            r.message = "not timed: correctness check '" + spec.requires_check + "' was skipped here";
+            r.message = "not timed: correctness check '" + id + "' was skipped here";
             return r;
         }
+    }
+    for (const std::string& id : required) {
+        const auto it = done.find(id);
         if (it == done.end() || it->second != Status::pass) {
             r.status = Status::fail;
-            r.message = "not timed: correctness check '" + spec.requires_check + "' must pass first";
+            r.message = "not timed: correctness check '" + id + "' must pass first";
             return r;
         }
     }
@@ -431,9 +436,11 @@ std::vector<std::size_t> checks_to_run(const Lab& lab, const RunnerOptions& opts
             if (fnmatch(p.c_str(), d.id.c_str(), 0) == 0) only.insert(d.id);
     if (!patterns.empty() && only.empty()) only.insert("");  // nothing matches: run nothing, not everything
     for (std::size_t i = 0; i < lab.checks().size(); ++i)
-        if (only.count(lab.checks()[i].id) && lab.checks()[i].kind == CheckKind::performance &&
-            !lab.entries()[i].perf.requires_check.empty())
-            only.insert(lab.entries()[i].perf.requires_check);
+        if (only.count(lab.checks()[i].id) && lab.checks()[i].kind == CheckKind::performance) {
+            const PerfSpec& spec = lab.entries()[i].perf;
+            if (!spec.requires_check.empty()) only.insert(spec.requires_check);
+            only.insert(spec.also_requires.begin(), spec.also_requires.end());
+        }
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < lab.checks().size(); ++i) {
         const CheckDecl& d = lab.checks()[i];

@@ -504,3 +504,53 @@ TEST_CASE("A ratio past its declared bound is SUSPICIOUS, with the bound named",
     CHECK(r.at("perf.x")["points"] == 0);
     CHECK(r.at("perf.x")["message"].get<std::string>().find("lower bound") != std::string::npos);
 }
+
+TEST_CASE("A performance check with further required checks is timed only when every one passed", "[runner][requires]") {
+    // correct.x passes; code.x as told; perf.x requires both (what part v4 and part (c) do with their code checks).
+    const auto lab_with = [](const std::string& code_outcome, int* timed) {
+        Lab lab;
+        lab.correctness("correct.x", "x", 1, [](Context&) { return CorrectnessResult{true, "ok", "", {}, "", ""}; });
+        lab.correctness("code.x", "x's code", 1, [code_outcome](Context&) {
+            CorrectnessResult r;
+            r.passed = code_outcome == "pass";
+            r.message = "as told";
+            if (code_outcome == "skip") r.skipped = "not readable here";
+            return r;
+        });
+        const PerfSpec spec{.requires_check = "correct.x", .also_requires = {"code.x"}, .pass_bar = 1.0, .full_bar = 2.0,
+                            .unit = "x", .baseline = fixed_baseline()};
+        lab.performance("perf.x", "x fast", 4, spec, [timed](Context&) {
+            ++*timed;
+            PerfResult r;
+            r.ratio = 3.0;
+            r.message = "measured";
+            r.floor.max_ratio = 100;
+            r.baseline_compared = true;
+            return r;
+        });
+        return lab;
+    };
+    int timed = 0;
+    SECTION("both pass: timed") {
+        auto r = run_code(lab_with("pass", &timed), pretend_gpu());
+        CHECK(r["perf.x"]["status"] == "pass");
+        CHECK(timed == 1);
+    }
+    SECTION("the further check fails: not timed, failed, and says which") {
+        auto r = run_code(lab_with("fail", &timed), pretend_gpu());
+        CHECK(r["perf.x"]["status"] == "fail");
+        CHECK(r["perf.x"]["message"].get<std::string>().find("'code.x' must pass first") != std::string::npos);
+        CHECK(timed == 0);
+    }
+    SECTION("the further check is skipped here: skipped, not failed") {
+        auto r = run_code(lab_with("skip", &timed), pretend_gpu());
+        CHECK(r["perf.x"]["status"] == "skipped");
+        CHECK(timed == 0);
+    }
+    SECTION("--only perf.x runs what it requires too") {
+        auto r = run_code(lab_with("fail", &timed), pretend_gpu(), "perf.x");
+        CHECK(r.count("code.x") == 1);
+        CHECK(r.count("correct.x") == 1);
+        CHECK(r["perf.x"]["status"] == "fail");
+    }
+}

@@ -478,6 +478,32 @@ CorrectnessResult check_v4_hazards(Context& ctx) {
                              "released it (empty), and the accumulators are read only after wgmma_wait<0>()");
 }
 
+// What your v4's kernels hold, read in the machine code the driver loaded for them — not asked of your code, and not
+// inferred from a speed a faster mma.sync kernel might also reach: wgmma and TMA tensor loads, and no mma.sync, in the
+// kernels one call ran at each timed shape (inputs drawn from the run's seed).
+CorrectnessResult check_v4_code(Context& ctx) {
+    if (std::string why = v4_unavailable(); !why.empty()) return skipped_v4(why);
+    const CodeNeeds needs{.wgmma = true, .tma_load = true, .no_mma_sync = true};
+    const std::string hint =
+        "part v4 is the Hopper path: its tiles arrive by TMA (sm90::tma_load_2d) and its products are wgmma "
+        "(gpulab::sm90::wgmma_* in labs/wgmma_ops.cuh); a kernel that multiplies with mma.sync is part v3's";
+    CorrectnessResult r;
+    for (const Shape* s : {&full_shape(), &down_shape()}) {
+        DeviceBuffer<bf16> a(static_cast<std::size_t>(s->g.m * s->g.k)), w(static_cast<std::size_t>(s->g.k * s->g.n)), c(s->outputs());
+        fill_uniform_bf16_device(a.data(), a.size(), ctx.seed_for("lab03 code A " + s->tag), -kInputRange, kInputRange);
+        fill_uniform_bf16_device(w.data(), w.size(), ctx.seed_for("lab03 code W " + s->tag), -kInputRange, kInputRange);
+        const Observation seen =
+            observe_graded([&](cudaStream_t st) { launch_gemm_v4(a.data(), w.data(), c.data(), s->m(), s->n(), s->k(), st); });
+        const std::string at = strprintf("at %lld × %lld × %lld", static_cast<long long>(s->g.m), static_cast<long long>(s->g.n),
+                                         static_cast<long long>(s->g.k));
+        CorrectnessResult one = kernel_code_verdict(seen, needs, "v4 " + at, hint);
+        if (!one.passed || !one.skipped.empty()) return one;
+        r.details[s->tag] = one.details;
+        r.message += (r.message.empty() ? "" : "; ") + one.message;
+    }
+    return pass(r);
+}
+
 // Runs in a process of its own under ncu: your v1, v2 and v3, in that order, each once at the full shape. A and W are
 // zeroed by a memset, not a kernel: ncu sees only the three GEMMs.
 void profile_gemms() {
@@ -525,7 +551,9 @@ void register_checks(Lab& lab) {
         });
     }
     lab.profile_target("v4_small", &v4_small_run);
-    lab.correctness("hazards.v4", "v4 under compute-sanitizer (racecheck, synccheck) on a small ragged shape", 3, check_v4_hazards);
+    lab.correctness("hazards.v4", "v4 under compute-sanitizer (racecheck, synccheck) on a small ragged shape", 2, check_v4_hazards);
+    lab.correctness("code.v4", "v4's kernels hold wgmma and TMA loads, no mma.sync (their machine code, read as loaded)", 1,
+                    check_v4_code);
 
     // Bars, set from the solution on an H200 (its measured ratios: the handout's results table and
     // docs/performance-log.md). Each full bar sits well below the solution, so a correct kernel of the
@@ -563,8 +591,10 @@ void register_checks(Lab& lab) {
          0.85, cublas_down, "of cuBLAS", &launch_gemm_v4, "lab03 v4 down vs cuBLAS", true, true},
     };
     for (const auto& t : timed) {
-        const PerfSpec spec{.requires_check = t.requires_check, .pass_bar = t.pass_bar, .full_bar = t.full_bar,
-                            .unit = t.unit, .baseline = t.given.baseline.baseline};
+        // Part v4 is timed only once its kernels are seen to hold wgmma and TMA (code.v4): a speed alone does not say how.
+        const PerfSpec spec{.requires_check = t.requires_check, .also_requires = t.hopper ? std::vector<std::string>{"code.v4"}
+                                                                                          : std::vector<std::string>{},
+                            .pass_bar = t.pass_bar, .full_bar = t.full_bar, .unit = t.unit, .baseline = t.given.baseline.baseline};
         lab.performance(t.id, t.title, t.points, spec,
                         [given = t.given, variant = t.variant, label = t.label, tensor = t.tensor, hopper = t.hopper](Context& ctx) {
                             return timed_ratio(ctx, given, variant, label, tensor, hopper);

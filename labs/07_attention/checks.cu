@@ -668,6 +668,32 @@ PerfResult perf_hopper_cublas(Context& ctx, bool causal) {
     return attention_vs_cublas(ctx, sets, causal ? "lab07 hopper vs cuBLAS" : "lab07 hopper full vs cuBLAS");
 }
 
+// What your (c)'s kernels hold, read in the machine code the driver loaded for them — not asked of your code, and not
+// inferred from a speed: wgmma and TMA tensor loads, and no mma.sync, in the kernels one call ran at the graded shape,
+// causal and not (inputs drawn from the run's seed).
+CorrectnessResult check_hopper_code(Context& ctx) {
+    if (const std::string why = hopper_unavailable(); !why.empty()) return skipped_hopper(why);
+    const CodeNeeds needs{.wgmma = true, .tma_load = true, .no_mma_sync = true};
+    const std::string hint =
+        "part (c) is the Hopper path: K and V arrive by TMA (gpulab::sm90::tma_load_3d) and both products are wgmma "
+        "(labs/wgmma_ops.cuh); a kernel that multiplies with mma.sync is part (b)'s";
+    CorrectnessResult r;
+    for (const bool causal : {true, false}) {
+        AttentionSets sets(ctx.seed_for(causal ? "lab07 code hopper" : "lab07 code hopper full"), 32, &launch_attention_hopper, causal);
+        const AttentionArgs a = sets.args(0);
+        const Observation seen = observe_graded([&](cudaStream_t st) {
+            Arena ws = scratch().fresh();
+            launch_attention_hopper(a, ws, st);
+        });
+        CorrectnessResult one = kernel_code_verdict(seen, needs, causal ? "(c) causal" : "(c) not causal", hint);
+        if (!one.passed || !one.skipped.empty()) return one;
+        r.details[causal ? "causal" : "full"] = one.details;
+        r.message += (r.message.empty() ? "" : "; ") + one.message;
+    }
+    r.message += " (B 1, H 32, L 8192, d 128)";
+    return pass(r);
+}
+
 // The small run the sanitizer watches: 2 heads of 300 rows (a last tile of 44), causal and not.
 void hopper_small_run() {
     for (const bool causal : {true, false}) {
@@ -767,6 +793,8 @@ void register_checks(Lab& lab) {
     }));
     lab.profile_target("hopper_small", &hopper_small_run);
     lab.correctness("hazards.hopper", "(c) under compute-sanitizer (racecheck, synccheck), 2 heads of L 300", 2, check_hopper_hazards);
+    lab.correctness("code.hopper", "(c)'s kernels hold wgmma and TMA loads, no mma.sync (their machine code, read as loaded)", 1,
+                    check_hopper_code);
 
     // Bars from the solution on the H200 (two runs): softmax 0.818 and 0.818 of copy, 1.471 and 1.476 × the three
     // passes (the traffic alone allows 16/12 = 1.33; reading the row's end first, from L2, gives the rest);
@@ -788,9 +816,10 @@ void register_checks(Lab& lab) {
                     perf_attention_vs_naive);
     // (c): the pass bar above what (b) reaches on mma.sync (its solution: 0.33-0.37 of cuBLAS), so that (b) handed in
     // again as (c) earns nothing here; the full bar below the solution's (c) (0.67-0.77 on an H100).
-    const PerfSpec hopper{.requires_check = "correct.hopper_medium", .pass_bar = 0.4, .full_bar = 0.55, .unit = "of cuBLAS",
-                          .baseline = cublas_baseline()};
-    lab.performance("perf.hopper_cublas", "(c) Hopper attention TFLOP/s over cuBLAS BF16's (B 1, H 32, L 8192, causal)", 6, hopper,
+    // (c) is timed only once its kernels are seen to hold wgmma and TMA (code.hopper): a speed alone does not say how.
+    const PerfSpec hopper{.requires_check = "correct.hopper_medium", .also_requires = {"code.hopper"}, .pass_bar = 0.4,
+                          .full_bar = 0.55, .unit = "of cuBLAS", .baseline = cublas_baseline()};
+    lab.performance("perf.hopper_cublas", "(c) Hopper attention TFLOP/s over cuBLAS BF16's (B 1, H 32, L 8192, causal)", 5, hopper,
                     [](Context& ctx) { return perf_hopper_cublas(ctx, true); });
     lab.performance("perf.hopper_cublas_full", "(c) the same, not causal", 3, hopper,
                     [](Context& ctx) { return perf_hopper_cublas(ctx, false); });

@@ -117,6 +117,26 @@ template <class Result>
 [[nodiscard]] CorrectnessResult observed_kernel_count(const Observation& seen, std::size_t expected,
                                                       const std::string& hint);
 
+/** @brief What the machine code of a part's kernels must hold (kernel_code_verdict()). */
+struct CodeNeeds {
+    bool wgmma = false;        ///< warpgroup MMAs (wgmma.mma_async) in at least one of its kernels
+    bool tma_load = false;     ///< TMA tensor loads (cp.async.bulk.tensor) in at least one of its kernels
+    bool no_mma_sync = false;  ///< no warp MMA (mma.sync, wmma) in any of its kernels
+};
+
+/**
+ * @brief Grades what the graded kernels of @p seen hold in their machine code (the cubins the driver loaded, read by
+ * the observer: Observer::kernel_code), not what the graded code says it used nor what its speed suggests: passes
+ * when together they hold what @p needs asks. Fails when no graded kernel ran, when one is not the graded code's own
+ * (a library's), or when the code misses what is needed ("its kernels hold no wgmma: 0 of 1,412 instructions"); a
+ * kernel can hold an instruction it never runs, so the counts prove absence, and presence only together with the
+ * part's speed. SKIPPED where the observer does not record or the architecture's encodings are not known (sm_90 only).
+ * @param seen what one call of the part ran @param needs what its code must hold @param what the part, for messages
+ * ("part v4") @param hint for a failure
+ */
+[[nodiscard]] CorrectnessResult kernel_code_verdict(const Observation& seen, const CodeNeeds& needs, const std::string& what,
+                                                    const std::string& hint);
+
 /**
  * @brief The graded kernels of @p seen that its own objects do not define and that the lab does not give it to
  * launch (Context::given_kernels), by name: a library's, the lab's baseline.

@@ -206,6 +206,9 @@ struct CorrectnessResult {
 /** @brief Bars of a performance check: ratios, higher is better. */
 struct PerfSpec {
     std::string requires_check;  ///< id of the correctness check that must pass first (same shape)
+    /// ids of further correctness checks that must pass first (what the part's code holds, say): a performance check
+    /// is not timed unless every one passed, and is SKIPPED where one was skipped
+    std::vector<std::string> also_requires = {};
     double pass_bar = 0;         ///< below this: 0 points
     double full_bar = 0;         ///< at or above this: full points; in between: 50% → 100% linearly
     std::string unit;            ///< how to read the ratio, e.g. "x baseline" or "of copy bandwidth"

@@ -39,6 +39,8 @@
 #include <cuda_runtime_api.h>
 #include <nlohmann/json.hpp>
 
+#include "grader/kernel_code.hpp"
+
 namespace gpulab::grader {
 
 /** @brief Where a byte of memory lives, as the observer tells allocations apart. */
@@ -142,6 +144,7 @@ struct ObservedModule {
     std::vector<std::pair<std::string, std::uint64_t>> globals;  ///< its `__device__` variables, bytes
     std::uint64_t global_bytes = 0;                              ///< .nv.global* sections together
     bool own = false;                                            ///< holds the graded code's own symbols
+    std::map<std::string, KernelCode> code;                      ///< what each kernel's machine code holds
 };
 
 /** @brief What ran between a Window's opening and its closing. */
@@ -231,6 +234,9 @@ public:
     [[nodiscard]] MemoryHeld memory_held();
     /** @brief The modules loaded so far. */
     [[nodiscard]] std::vector<ObservedModule> modules();
+    /** @brief What the machine code of the kernel named @p mangled holds, from the cubin the driver loaded (the
+     *  graded code's own module first where several hold the name); nothing when no loaded module holds it. */
+    [[nodiscard]] std::optional<KernelCode> kernel_code(const std::string& mangled);
 
     /**
      * @brief Called at the entry of each copy, memset or kernel launch the graded code enqueues, before it is
