@@ -194,9 +194,14 @@ __global__ void __launch_bounds__(kThreads) attention_kernel(AttentionArgs a, fl
     __nv_bfloat16* sv = sk + 2 * kBc * D;       // 2 × [64][D]
     const int L = a.seq_len;
     const int q_blocks = (L + kBr - 1) / kBr;
-    const int qb = kCausal ? q_blocks - 1 - blockIdx.x : blockIdx.x;  // causal: the longest rows start first
+    // Heads vary fastest in the grid, so blocks start in order of the row block: causal, every head's longest rows
+    // start first and its shortest last, and the last wave is short blocks (with heads slowest, the last head's
+    // longest block would start late). Measured on an H100: no slower than heads slowest, within the runs' spread.
+    // (c) keeps heads slowest, where heads fastest measured 4-9% slower: one block per SM, blocks of one head share
+    // their K and V tiles in L2 only when they run together.
+    const int qb = kCausal ? q_blocks - 1 - static_cast<int>(blockIdx.y) : static_cast<int>(blockIdx.y);
     const int q0 = qb * kBr;
-    const std::size_t head = std::size_t(blockIdx.y) * L * D;
+    const std::size_t head = std::size_t(blockIdx.x) * L * D;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
     const int ldm_i = lane / 8, ldm_r = lane % 8;  // which 8 × 8 matrix this lane addresses, and which row of it
     const int kv_tiles = kCausal ? min((L + kBc - 1) / kBc, (q0 + kBr - 1) / kBc + 1) : (L + kBc - 1) / kBc;
@@ -344,7 +349,7 @@ __global__ void __launch_bounds__(kThreads) attention_kernel(AttentionArgs a, fl
             for (int c = 0; c < D / 8; ++c)
                 *reinterpret_cast<std::uint32_t*>(out + c * 8 + 2 * t) =
                     pack_bf16(o[mt][c][2 * h] * inv, o[mt][c][2 * h + 1] * inv);
-            if (t == 0) a.lse[std::size_t(blockIdx.y) * L + row] = m[mt][h] * 0.6931471805599453f + logf(l[mt][h]);
+            if (t == 0) a.lse[std::size_t(blockIdx.x) * L + row] = m[mt][h] * 0.6931471805599453f + logf(l[mt][h]);
         }
 }
 
@@ -357,7 +362,7 @@ void launch_attention_of(const AttentionArgs& a, cudaStream_t stream) {
         return true;
     }();
     (void)opted_in;
-    const dim3 grid((a.seq_len + kBr - 1) / kBr, a.batch * a.heads);
+    const dim3 grid(a.batch * a.heads, (a.seq_len + kBr - 1) / kBr);
     attention_kernel<D, kCausal, MT><<<grid, kThreads, bytes, stream>>>(a, 1.4426950408889634f / std::sqrt(float(D)));
     LABS_CHECK_LAUNCH();
 }
