@@ -805,12 +805,17 @@ std::string picture_03(const json& lab, const json& ceilings) {
     std::vector<Bar> bars = {{"naive (given)", number(v1.contains("naive_tflops") ? v1 : v2, "naive_tflops"), "#9aa5b1"},
                              {"v1: shared-memory tiles", number(v1, "tflops"), "#3d7dd8"},
                              {"v2: register tiles", number(v2, "tflops"), "#3d7dd8"},
-                             {"v3: tensor cores", number(v3, "tflops"), "#3d7dd8"},
-                             {"cuBLAS", number(v3, "cuBLAS_tflops"), "#666"}};
+                             {"v3: tensor cores", number(v3, "tflops"), "#3d7dd8"}};
+    // Part v4 only where it was timed (a Hopper GPU): its own row, and its own cuBLAS timing's beside v3's.
+    const json& v4 = details_of(check_of(lab, "perf.v4_cublas_fraction"));
+    const bool hopper = v4.contains("tflops");
+    if (hopper) bars.push_back({"v4: TMA + wgmma (Hopper)", number(v4, "tflops"), "#2a9d8f"});
+    bars.push_back({"cuBLAS", number(v3, "cuBLAS_tflops", number(v4, "cuBLAS_tflops")), "#666"});
     const double peak = number(ceilings, "bf16_gemm_tflops");
     return traffic_figure(lab) + figure("03", bars_svg(bars, "TFLOP/s", true, peak, "BF16 peak (this run)"),
                   "Each version of the GEMM in TFLOP/s, measured in this run at the graded shape (log scale), against cuBLAS and "
-                  "the BF16 peak of this run's ceilings. Each step reuses more of what it loads (above: the traffic).");
+                  "the BF16 peak of this run's ceilings. Each step reuses more of what it loads (above: the traffic)." +
+                      std::string(hopper ? " v4 moves its tiles with TMA and multiplies with a warpgroup at a time: the Hopper path." : ""));
 }
 
 // Lab 05: peak device memory of each path, measured by the observer against the model's, and its kernels.
@@ -897,6 +902,11 @@ std::string picture_07(const json& lab) {
     if (t.contains("tflops"))
         caption += " At B 1, H 32, L 8192 it ran at " + fmt(number(t, "tflops")) + " TFLOP/s, " + fmt(100 * number(t, "ratio"), 2) +
                    "% of cuBLAS's BF16 GEMM (" + fmt(number(t, "cublas_tflops")) + " TFLOP/s) in this run.";
+    const json& c = details_of(check_of(lab, "perf.hopper_cublas"));
+    const json& cf = details_of(check_of(lab, "perf.hopper_cublas_full"));
+    if (c.contains("tflops"))
+        caption += " Part (c), on the Hopper path, ran it at " + fmt(number(c, "tflops")) + " TFLOP/s (" + fmt(100 * number(c, "ratio"), 2) +
+                   "% of cuBLAS)" + (cf.contains("tflops") ? ", and " + fmt(number(cf, "tflops")) + " TFLOP/s not causal" : std::string()) + ".";
     return figure("07", bars_svg(bars, "MiB", true, 16, "16 MiB limit"), caption) + online_figure(lab);
 }
 
