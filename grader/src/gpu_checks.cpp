@@ -169,20 +169,24 @@ CorrectnessResult kernel_code_verdict(const Observation& seen, const CodeNeeds& 
         total.instructions += code->instructions, total.wgmma += code->wgmma, total.mma_sync += code->mma_sync;
         total.tma_load += code->tma_load, total.bulk_copy += code->bulk_copy, total.cp_async += code->cp_async;
     }
-    r.details = {{"kernels", list}, {"needs", {{"wgmma", needs.wgmma}, {"tma_load", needs.tma_load}, {"no_mma_sync", needs.no_mma_sync}}}};
+    r.details = {{"kernels", list},
+                 {"needs", {{"wgmma", needs.wgmma}, {"tma_load", needs.tma_load}, {"no_mma_sync", needs.no_mma_sync},
+                            {"no_cp_async", needs.no_cp_async}}}};
     const std::string of = " among " + std::to_string(total.instructions) + " instructions";
     const std::string where = done.size() == 1 ? "its kernel" : "its " + std::to_string(done.size()) + " kernels";
     std::vector<std::string> missing;
     if (needs.wgmma && total.wgmma == 0) missing.push_back("no wgmma (warpgroup MMA)");
     if (needs.tma_load && total.tma_load == 0) missing.push_back("no TMA tensor load");
     if (needs.no_mma_sync && total.mma_sync > 0) missing.push_back(std::to_string(total.mma_sync) + " mma.sync (warp MMA)");
+    if (needs.no_cp_async && total.cp_async > 0) missing.push_back(std::to_string(total.cp_async) + " cp.async copies");
     if (!missing.empty()) {
         std::string m;
         for (const std::string& x : missing) m += (m.empty() ? "" : ", ") + x;
         return fail(r, what + ": " + where + " hold" + (done.size() == 1 ? "s " : " ") + m + of, hint);
     }
     return pass(r, what + ": " + where + " hold" + (done.size() == 1 ? "s " : " ") + std::to_string(total.wgmma) + " wgmma, " +
-                       std::to_string(total.tma_load) + " TMA loads and " + std::to_string(total.mma_sync) + " mma.sync" + of);
+                       std::to_string(total.tma_load) + " TMA loads, " + std::to_string(total.mma_sync) + " mma.sync and " +
+                       std::to_string(total.cp_async) + " cp.async" + of);
 }
 
 std::vector<std::string> foreign_kernels(const Context& ctx, const Observation& seen) {

@@ -479,11 +479,11 @@ CorrectnessResult check_v4_hazards(Context& ctx) {
 }
 
 // What your v4's kernels hold, read in the machine code the driver loaded for them — not asked of your code, and not
-// inferred from a speed a faster mma.sync kernel might also reach: wgmma and TMA tensor loads, and no mma.sync, in the
-// kernels one call ran at each timed shape (inputs drawn from the run's seed).
+// inferred from a speed a faster mma.sync kernel might also reach: wgmma and TMA tensor loads, and no mma.sync or
+// cp.async, in the kernels one call ran at each timed shape (inputs drawn from the run's seed).
 CorrectnessResult check_v4_code(Context& ctx) {
     if (std::string why = v4_unavailable(); !why.empty()) return skipped_v4(why);
-    const CodeNeeds needs{.wgmma = true, .tma_load = true, .no_mma_sync = true};
+    const CodeNeeds needs{.wgmma = true, .tma_load = true, .no_mma_sync = true, .no_cp_async = true};
     const std::string hint =
         "part v4 is the Hopper path: its tiles arrive by TMA (sm90::tma_load_2d) and its products are wgmma "
         "(gpulab::sm90::wgmma_* in labs/wgmma_ops.cuh); a kernel that multiplies with mma.sync is part v3's";
@@ -552,7 +552,7 @@ void register_checks(Lab& lab) {
     }
     lab.profile_target("v4_small", &v4_small_run);
     lab.correctness("hazards.v4", "v4 under compute-sanitizer (racecheck, synccheck) on a small ragged shape", 2, check_v4_hazards);
-    lab.correctness("code.v4", "v4's kernels hold wgmma and TMA loads, no mma.sync (their machine code, read as loaded)", 1,
+    lab.correctness("code.v4", "v4's kernels hold wgmma and TMA loads, no mma.sync or cp.async (their machine code, as loaded)", 1,
                     check_v4_code);
 
     // Bars, set from the solution on an H200 (its measured ratios: the handout's results table and

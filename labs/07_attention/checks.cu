@@ -669,11 +669,11 @@ PerfResult perf_hopper_cublas(Context& ctx, bool causal) {
 }
 
 // What your (c)'s kernels hold, read in the machine code the driver loaded for them — not asked of your code, and not
-// inferred from a speed: wgmma and TMA tensor loads, and no mma.sync, in the kernels one call ran at the graded shape,
+// inferred from a speed: wgmma and TMA tensor loads, and no mma.sync or cp.async, in the kernels one call ran at the graded shape,
 // causal and not (inputs drawn from the run's seed).
 CorrectnessResult check_hopper_code(Context& ctx) {
     if (const std::string why = hopper_unavailable(); !why.empty()) return skipped_hopper(why);
-    const CodeNeeds needs{.wgmma = true, .tma_load = true, .no_mma_sync = true};
+    const CodeNeeds needs{.wgmma = true, .tma_load = true, .no_mma_sync = true, .no_cp_async = true};
     const std::string hint =
         "part (c) is the Hopper path: K and V arrive by TMA (gpulab::sm90::tma_load_3d) and both products are wgmma "
         "(labs/wgmma_ops.cuh); a kernel that multiplies with mma.sync is part (b)'s";
@@ -793,7 +793,7 @@ void register_checks(Lab& lab) {
     }));
     lab.profile_target("hopper_small", &hopper_small_run);
     lab.correctness("hazards.hopper", "(c) under compute-sanitizer (racecheck, synccheck), 2 heads of L 300", 2, check_hopper_hazards);
-    lab.correctness("code.hopper", "(c)'s kernels hold wgmma and TMA loads, no mma.sync (their machine code, read as loaded)", 1,
+    lab.correctness("code.hopper", "(c)'s kernels hold wgmma and TMA loads, no mma.sync or cp.async (their machine code, as loaded)", 1,
                     check_hopper_code);
 
     // Bars from the solution on the H200 (two runs): softmax 0.818 and 0.818 of copy, 1.471 and 1.476 × the three

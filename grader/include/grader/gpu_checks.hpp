@@ -122,6 +122,7 @@ struct CodeNeeds {
     bool wgmma = false;        ///< warpgroup MMAs (wgmma.mma_async) in at least one of its kernels
     bool tma_load = false;     ///< TMA tensor loads (cp.async.bulk.tensor) in at least one of its kernels
     bool no_mma_sync = false;  ///< no warp MMA (mma.sync, wmma) in any of its kernels
+    bool no_cp_async = false;  ///< no per-thread cp.async copy in any of its kernels (its tiles come by TMA)
 };
 
 /**
