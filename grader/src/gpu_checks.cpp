@@ -176,7 +176,9 @@ CorrectnessResult kernel_code_verdict(const Observation& seen, const CodeNeeds& 
     const std::string where = done.size() == 1 ? "its kernel" : "its " + std::to_string(done.size()) + " kernels";
     std::vector<std::string> missing;
     if (needs.wgmma && total.wgmma == 0) missing.push_back("no wgmma (warpgroup MMA)");
-    if (needs.tma_load && total.tma_load == 0) missing.push_back("no TMA tensor load");
+    // The copy engine of Hopper's TMA moves a tile by tensor map (cp.async.bulk.tensor) or as contiguous bytes
+    // (cp.async.bulk): either is a TMA load.
+    if (needs.tma_load && total.tma_load + total.bulk_copy == 0) missing.push_back("no TMA load");
     if (needs.no_mma_sync && total.mma_sync > 0) missing.push_back(std::to_string(total.mma_sync) + " mma.sync (warp MMA)");
     if (needs.no_cp_async && total.cp_async > 0) missing.push_back(std::to_string(total.cp_async) + " cp.async copies");
     if (!missing.empty()) {
@@ -185,7 +187,7 @@ CorrectnessResult kernel_code_verdict(const Observation& seen, const CodeNeeds& 
         return fail(r, what + ": " + where + " hold" + (done.size() == 1 ? "s " : " ") + m + of, hint);
     }
     return pass(r, what + ": " + where + " hold" + (done.size() == 1 ? "s " : " ") + std::to_string(total.wgmma) + " wgmma, " +
-                       std::to_string(total.tma_load) + " TMA loads, " + std::to_string(total.mma_sync) + " mma.sync and " +
+                       std::to_string(total.tma_load + total.bulk_copy) + " TMA loads, " + std::to_string(total.mma_sync) + " mma.sync and " +
                        std::to_string(total.cp_async) + " cp.async" + of);
 }
 

@@ -479,7 +479,7 @@ CorrectnessResult check_v4_hazards(Context& ctx) {
 }
 
 // What your v4's kernels hold, read in the machine code the driver loaded for them — not asked of your code, and not
-// inferred from a speed a faster mma.sync kernel might also reach: wgmma and TMA tensor loads, and no mma.sync or
+// inferred from a speed a faster mma.sync kernel might also reach: wgmma and TMA loads, and no mma.sync or
 // cp.async, in the kernels one call ran at each timed shape (inputs drawn from the run's seed).
 CorrectnessResult check_v4_code(Context& ctx) {
     if (std::string why = v4_unavailable(); !why.empty()) return skipped_v4(why);

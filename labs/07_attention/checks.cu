@@ -669,7 +669,7 @@ PerfResult perf_hopper_cublas(Context& ctx, bool causal) {
 }
 
 // What your (c)'s kernels hold, read in the machine code the driver loaded for them — not asked of your code, and not
-// inferred from a speed: wgmma and TMA tensor loads, and no mma.sync or cp.async, in the kernels one call ran at the graded shape,
+// inferred from a speed: wgmma and TMA loads, and no mma.sync or cp.async, in the kernels one call ran at the graded shape,
 // causal and not (inputs drawn from the run's seed).
 CorrectnessResult check_hopper_code(Context& ctx) {
     if (const std::string why = hopper_unavailable(); !why.empty()) return skipped_hopper(why);

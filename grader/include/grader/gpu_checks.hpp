@@ -120,7 +120,7 @@ template <class Result>
 /** @brief What the machine code of a part's kernels must hold (kernel_code_verdict()). */
 struct CodeNeeds {
     bool wgmma = false;        ///< warpgroup MMAs (wgmma.mma_async) in at least one of its kernels
-    bool tma_load = false;     ///< TMA tensor loads (cp.async.bulk.tensor) in at least one of its kernels
+    bool tma_load = false;     ///< TMA loads (cp.async.bulk.tensor, or cp.async.bulk) in at least one of its kernels
     bool no_mma_sync = false;  ///< no warp MMA (mma.sync, wmma) in any of its kernels
     bool no_cp_async = false;  ///< no per-thread cp.async copy in any of its kernels (its tiles come by TMA)
 };
