@@ -149,7 +149,14 @@ CorrectnessResult kernel_code_verdict(const Observation& seen, const CodeNeeds& 
                                       const std::string& hint) {
     CorrectnessResult r;
     if (skip_unobserved(r, what + "'s machine code cannot be read")) return r;
-    const std::vector<ObservedKernel> kernels = seen.graded_kernels();
+    return kernel_code_verdict(seen.graded_kernels(), [](const std::string& n) { return Observer::instance().kernel_code(n); },
+                               needs, what, hint);
+}
+
+CorrectnessResult kernel_code_verdict(const std::vector<ObservedKernel>& kernels,
+                                      const std::function<std::optional<KernelCode>(const std::string&)>& code_of,
+                                      const CodeNeeds& needs, const std::string& what, const std::string& hint) {
+    CorrectnessResult r;
     if (kernels.empty()) return fail(r, what + " ran no kernel", hint);
     KernelCode total;
     nlohmann::json list = nlohmann::json::array();
@@ -158,7 +165,7 @@ CorrectnessResult kernel_code_verdict(const Observation& seen, const CodeNeeds& 
         if (!done.insert(k.name).second) continue;
         const std::string n = kernel_name(k.name);
         if (!k.own) return fail(r, what + " ran " + n + ", a kernel its own code does not define", hint);
-        const std::optional<KernelCode> code = Observer::instance().kernel_code(k.name);
+        const std::optional<KernelCode> code = code_of(k.name);
         if (!code) return fail(r, what + " ran " + n + ", whose code is in no module the driver loaded for it", hint);
         if (!code->known) {
             r.skipped = what + "'s machine code is read for sm_90 only; " + n + " runs sm_" + std::to_string(code->sm) + " code";

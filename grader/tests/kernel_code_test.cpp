@@ -1,12 +1,13 @@
 // kernel_code_of_cubin() on a cubin ptxas made at build time of one-instruction probes (kernel_code/probes.cu, for
 // sm_90a): each probe's instruction kind is counted in it and in no other probe, and cubins of other architectures or
-// that are not ELF say so. No GPU needed.
+// that are not ELF say so; and kernel_code_verdict() on kernels whose code is given. No GPU needed.
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
 
+#include "grader/gpu_checks.hpp"
 #include "grader/kernel_code.hpp"
 #include "catch_compat.hpp"
 
@@ -71,4 +72,91 @@ TEST_CASE("what is not a cubin holds no kernel", "[kernel_code]") {
     CHECK(kernel_code_of_cubin(cubin.data(), 40).empty());  // cut inside the header
     cubin.resize(cubin.size() / 2);                           // cut inside the sections: no read past the end
     (void)kernel_code_of_cubin(cubin.data(), cubin.size());
+}
+
+// ---- kernel_code_verdict(): what a part's code check says of the kernels a call ran ------------------------------
+
+namespace {
+
+using gpulab::grader::CodeNeeds;
+using gpulab::grader::ObservedKernel;
+
+ObservedKernel ran(const std::string& name, bool own = true) {
+    ObservedKernel k;
+    k.name = name;
+    k.graded = true;
+    k.own = own;
+    return k;
+}
+
+KernelCode hopper_gemm() {  // what lab 03's v4 solution holds (H100, 2026-12-07)
+    KernelCode k;
+    k.sm = 90, k.known = true, k.instructions = 624, k.wgmma = 4, k.tma_load = 5;
+    return k;
+}
+
+KernelCode ampere_gemm() {  // lab 03's v3 solution
+    KernelCode k;
+    k.sm = 90, k.known = true, k.instructions = 928, k.mma_sync = 256, k.cp_async = 42;
+    return k;
+}
+
+const CodeNeeds kHopper{.wgmma = true, .tma_load = true, .no_mma_sync = true, .no_cp_async = true};
+
+}  // namespace
+
+TEST_CASE("a part's code check passes only on the instructions it is about", "[kernel_code][verdict]") {
+    std::map<std::string, KernelCode> loaded = {{"_Z2v4v", hopper_gemm()}, {"_Z2v3v", ampere_gemm()}};
+    const auto code_of = [&](const std::string& n) -> std::optional<KernelCode> {
+        const auto it = loaded.find(n);
+        return it == loaded.end() ? std::nullopt : std::optional<KernelCode>(it->second);
+    };
+    SECTION("wgmma and TMA, nothing else: passes, with the counts") {
+        const auto r = gpulab::grader::kernel_code_verdict({ran("_Z2v4v"), ran("_Z2v4v")}, code_of, kHopper, "v4", "h");
+        CHECK(r.passed);
+        CHECK(r.message.find("4 wgmma, 5 TMA loads, 0 mma.sync and 0 cp.async among 624 instructions") != std::string::npos);
+        CHECK(r.details["kernels"].size() == 1);  // the same kernel twice is read once
+    }
+    SECTION("the earlier part handed in again: fails, naming what is missing and what is there") {
+        const auto r = gpulab::grader::kernel_code_verdict({ran("_Z2v3v")}, code_of, kHopper, "v4", "h");
+        CHECK_FALSE(r.passed);
+        CHECK(r.message.find("no wgmma (warpgroup MMA), no TMA load, 256 mma.sync (warp MMA), 42 cp.async copies") != std::string::npos);
+        CHECK(r.hint == "h");
+    }
+    SECTION("a wgmma kernel beside an mma.sync one: the mma.sync one fails the call") {
+        const auto r = gpulab::grader::kernel_code_verdict({ran("_Z2v4v"), ran("_Z2v3v")}, code_of, kHopper, "v4", "h");
+        CHECK_FALSE(r.passed);
+        CHECK(r.message.find("its 2 kernels hold 256 mma.sync") != std::string::npos);
+    }
+    SECTION("wgmma fed by cp.async, a TMA instruction beside it: fails on the cp.async") {
+        KernelCode k = hopper_gemm();
+        k.cp_async = 16;
+        loaded["_Z5mixedv"] = k;
+        const auto r = gpulab::grader::kernel_code_verdict({ran("_Z5mixedv")}, code_of, kHopper, "v4", "h");
+        CHECK_FALSE(r.passed);
+        CHECK(r.message.find("16 cp.async copies") != std::string::npos);
+    }
+    SECTION("a bulk copy is a TMA load") {
+        KernelCode k = hopper_gemm();
+        k.tma_load = 0, k.bulk_copy = 2;
+        loaded["_Z4bulkv"] = k;
+        CHECK(gpulab::grader::kernel_code_verdict({ran("_Z4bulkv")}, code_of, kHopper, "v4", "h").passed);
+    }
+    SECTION("no kernel, a library's kernel, a kernel in no module: fails, saying which") {
+        CHECK(gpulab::grader::kernel_code_verdict({}, code_of, kHopper, "v4", "h").message == "v4 ran no kernel");
+        const auto foreign = gpulab::grader::kernel_code_verdict({ran("_Z2v4v", false)}, code_of, kHopper, "v4", "h");
+        CHECK_FALSE(foreign.passed);
+        CHECK(foreign.message.find("a kernel its own code does not define") != std::string::npos);
+        const auto unknown = gpulab::grader::kernel_code_verdict({ran("_Z7missingv")}, code_of, kHopper, "v4", "h");
+        CHECK_FALSE(unknown.passed);
+        CHECK(unknown.message.find("in no module the driver loaded") != std::string::npos);
+    }
+    SECTION("another architecture's code: SKIPPED with the reason, not passed") {
+        KernelCode k;
+        k.sm = 100;
+        loaded["_Z9blackwellv"] = k;
+        const auto r = gpulab::grader::kernel_code_verdict({ran("_Z9blackwellv")}, code_of, kHopper, "v4", "h");
+        CHECK_FALSE(r.skipped.empty());
+        CHECK(r.skipped.find("sm_100") != std::string::npos);
+    }
 }

@@ -137,6 +137,11 @@ struct CodeNeeds {
  */
 [[nodiscard]] CorrectnessResult kernel_code_verdict(const Observation& seen, const CodeNeeds& needs, const std::string& what,
                                                     const std::string& hint);
+/** @brief kernel_code_verdict() on given kernels (the graded ones of a window), each kernel's code found by @p code_of
+ *  (a mangled name → what its code holds, nothing when no loaded module holds it): no observer needed. */
+[[nodiscard]] CorrectnessResult kernel_code_verdict(const std::vector<ObservedKernel>& kernels,
+                                                    const std::function<std::optional<KernelCode>(const std::string&)>& code_of,
+                                                    const CodeNeeds& needs, const std::string& what, const std::string& hint);
 
 /**
  * @brief The graded kernels of @p seen that its own objects do not define and that the lab does not give it to
