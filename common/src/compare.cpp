@@ -231,6 +231,19 @@ CompareReport compare_bf16(std::span<const std::uint16_t> out, std::span<const d
                        [](std::uint16_t v) { return static_cast<double>(bf16_bits_to_float(v)); });
 }
 
+bool bf16_within(std::span<const std::uint16_t> out, std::span<const std::uint16_t> ref, Tolerance tol) {
+    if (out.size() != ref.size()) throw std::invalid_argument("bf16_within: output and expected sizes differ");
+    if (out.empty()) return false;  // compare() passes nothing on no elements
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        // compare()'s judgment of one element, on the same widened values.
+        if (is_poison(out[i])) return false;
+        const double o = static_cast<double>(bf16_bits_to_float(out[i])), e = static_cast<double>(bf16_bits_to_float(ref[i]));
+        if (std::isnan(o) || std::isinf(o)) return false;
+        if (!(std::fabs(o - e) <= tol.atol + tol.rtol * std::fabs(e))) return false;
+    }
+    return true;
+}
+
 CompareReport compare_e4m3(std::span<const std::uint8_t> out, std::span<const double> ref,
                            Tolerance tol, TileLayout layout) {
     return compare_raw(out, ref, tol, layout,

@@ -102,3 +102,46 @@ TEST_CASE("ULP distance counts representable values between", "[compare][ulp]") 
     CHECK(ulp_distance_e4m3(0x38, 0x3A) == 2);
     CHECK(ulp_distance_e4m3(0x01, 0x81) == 2);
 }
+
+TEST_CASE("bf16_within says what compare_bf16 would, on every kind of bad element and at the tolerance's edge", "[compare]") {
+    // A reference row, an output within tolerance of it, then one element spoilt at a time in each way compare() counts.
+    const Tolerance tol{1.0 / 64, 1.0 / 256};
+    std::vector<std::uint16_t> ref, good;
+    for (int i = 0; i < 4096; ++i) {
+        const float e = std::ldexp(static_cast<float>((i * 37) % 201 - 100), (i % 9) - 4);
+        ref.push_back(float_to_bf16_bits(e));
+        good.push_back(float_to_bf16_bits(e + static_cast<float>(tol.atol) * 0.5f));  // inside: |err| ≤ atol
+    }
+    const auto widened = [](const std::vector<std::uint16_t>& bits) {
+        std::vector<double> d;
+        for (std::uint16_t b : bits) d.push_back(bf16_bits_to_float(b));
+        return d;
+    };
+    const auto agree = [&](const std::vector<std::uint16_t>& out) {
+        const bool fast = bf16_within(out, ref, tol), full = compare_bf16(out, widened(ref), tol).passed();
+        CHECK(fast == full);
+        return fast;
+    };
+    CHECK(agree(good));
+    CHECK(agree(ref));
+    const std::uint16_t poison = static_cast<std::uint16_t>(kPoisonByte | (kPoisonByte << 8));
+    for (const std::uint16_t spoilt : {poison, float_to_bf16_bits(std::numeric_limits<float>::quiet_NaN()),
+                                      float_to_bf16_bits(std::numeric_limits<float>::infinity()),
+                                      float_to_bf16_bits(-std::numeric_limits<float>::infinity()), float_to_bf16_bits(1e6f)}) {
+        for (const std::size_t at : {std::size_t(0), std::size_t(2047), std::size_t(4095)}) {
+            std::vector<std::uint16_t> out = good;
+            out[at] = spoilt;
+            CHECK_FALSE(agree(out));
+        }
+    }
+    // At the edge: every value one BF16 step either side of its reference, judged element by element alike.
+    int passed = 0, failed = 0;
+    for (int i = 0; i < 4096; ++i) {
+        std::vector<std::uint16_t> out = ref;
+        out[static_cast<std::size_t>(i)] = static_cast<std::uint16_t>(ref[static_cast<std::size_t>(i)] + (i % 2 ? 1 : -1) * (1 + i % 3));
+        (agree(out) ? passed : failed) += 1;
+    }
+    CHECK(passed > 0);  // both outcomes occur: the edge is exercised
+    CHECK(failed > 0);
+    CHECK_FALSE(bf16_within({}, {}, tol));  // nothing compared passes nothing, as compare() says
+}

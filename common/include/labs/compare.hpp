@@ -92,6 +92,14 @@ void to_json(nlohmann::json& j, const CompareReport& r);
 [[nodiscard]] CompareReport compare_bf16(std::span<const std::uint16_t> out,
                                          std::span<const double> ref, Tolerance tol,
                                          TileLayout layout = {});
+/**
+ * @brief Whether compare_bf16(@p out, @p ref widened to double, @p tol) would pass, without building its report: one
+ * pass, no allocation, stopping at the first element it would count as bad (never written, NaN, ±∞, or outside
+ * the tolerance). For large outputs that usually pass — a timed call's verification against a reference run — ask
+ * this first and build the report with compare_bf16() only when it says no.
+ * @param out the output's raw bits @param ref the expected values' raw bits (BF16) @param tol the tolerance
+ */
+[[nodiscard]] bool bf16_within(std::span<const std::uint16_t> out, std::span<const std::uint16_t> ref, Tolerance tol);
 /** @brief Compares E4M3FN outputs given as raw bits (poison detected on the raw bits). */
 [[nodiscard]] CompareReport compare_e4m3(std::span<const std::uint8_t> out,
                                          std::span<const double> ref, Tolerance tol,
