@@ -503,7 +503,7 @@ CorrectnessResult check_v4_code(Context& ctx) {
             observe_graded([&](cudaStream_t st) { launch_gemm_v4(a.data(), w.data(), c.data(), s->m(), s->n(), s->k(), st); });
         const std::string at = strprintf("at %lld × %lld × %lld", static_cast<long long>(s->g.m), static_cast<long long>(s->g.n),
                                          static_cast<long long>(s->g.k));
-        CorrectnessResult one = kernel_code_verdict(seen, needs, "v4 " + at, hint);
+        CorrectnessResult one = kernel_code_verdict(ctx, seen, needs, "v4 " + at, hint);
         if (!one.passed || !one.skipped.empty()) return one;
         r.details[s->tag] = one.details;
         r.message += (r.message.empty() ? "" : "; ") + one.message;

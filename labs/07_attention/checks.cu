@@ -685,7 +685,7 @@ CorrectnessResult check_hopper_code(Context& ctx) {
             Arena ws = scratch().fresh();
             launch_attention_hopper(a, ws, st);
         });
-        CorrectnessResult one = kernel_code_verdict(seen, needs, causal ? "(c) causal" : "(c) not causal", hint);
+        CorrectnessResult one = kernel_code_verdict(ctx, seen, needs, causal ? "(c) causal" : "(c) not causal", hint);
         if (!one.passed || !one.skipped.empty()) return one;
         r.details[causal ? "causal" : "full"] = one.details;
         r.message += (r.message.empty() ? "" : "; ") + one.message;

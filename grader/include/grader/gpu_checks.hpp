@@ -131,12 +131,13 @@ struct CodeNeeds {
  * when together they hold what @p needs asks. Fails when no graded kernel ran, when one is not the graded code's own
  * (a library's), or when the code misses what is needed ("its kernels hold no wgmma: 0 of 1,412 instructions"); a
  * kernel can hold an instruction it never runs, so the counts prove absence, and presence only together with the
- * part's speed. SKIPPED where the observer does not record or the architecture's encodings are not known (sm_90 only).
- * @param seen what one call of the part ran @param needs what its code must hold @param what the part, for messages
+ * part's speed. SKIPPED where the observer does not record, where the graded code's own symbols are not known (a
+ * checks binary started by hand, not by the grader) or where the architecture's encodings are not known (sm_90 only).
+ * @param ctx the check's context (its own_symbols) @param seen what one call of the part ran @param needs what its code must hold @param what the part, for messages
  * ("part v4") @param hint for a failure
  */
-[[nodiscard]] CorrectnessResult kernel_code_verdict(const Observation& seen, const CodeNeeds& needs, const std::string& what,
-                                                    const std::string& hint);
+[[nodiscard]] CorrectnessResult kernel_code_verdict(const Context& ctx, const Observation& seen, const CodeNeeds& needs,
+                                                    const std::string& what, const std::string& hint);
 /** @brief kernel_code_verdict() on given kernels (the graded ones of a window), each kernel's code found by @p code_of
  *  (a mangled name → what its code holds, nothing when no loaded module holds it): no observer needed. */
 [[nodiscard]] CorrectnessResult kernel_code_verdict(const std::vector<ObservedKernel>& kernels,
