@@ -94,6 +94,8 @@ __global__ void gemm_v3_kernel(const bf16* __restrict__ A, const bf16* __restric
 //  - epilogue: the accumulator layout of labs/wgmma_ops.cuh; store pairs with tiling::round_output2, guarding
 //    rows ≥ M and columns ≥ N (TMA already read zeros outside A and W).
 // Put the kernel's body under #if defined(__CUDA_ARCH_FEAT_SM90_ALL): the file is compiled for other GPUs too.
+// The grader reads the machine code of the kernels your launcher runs (code.v4): they must hold wgmma and TMA loads,
+// and no mma.sync or cp.async — part v4 is timed only then.
 template <int kStages, int kConsumers>
 __global__ void gemm_v4_kernel(const __grid_constant__ gpulab::TensorMap map_a, const __grid_constant__ gpulab::TensorMap map_w,
                                bf16* __restrict__ C, int M, int N, int K) {

@@ -119,6 +119,8 @@ __global__ void __launch_bounds__(kThreads) attention_kernel(AttentionArgs a, fl
 //    commit, wait<0>, release v_empty;
 //  - the epilogue as (b)'s: O / ℓ for rows < L, the LSE from one lane of each row.
 // Put the kernel's body under #if defined(__CUDA_ARCH_FEAT_SM90_ALL): the file is compiled for other GPUs too.
+// The grader reads the machine code of the kernels your launcher runs (code.hopper): they must hold wgmma and TMA
+// loads, and no mma.sync or cp.async — part (c) is timed only then.
 template <bool kCausal>
 __global__ void attention_hopper_kernel(const __grid_constant__ gpulab::TensorMap map_q, const __grid_constant__ gpulab::TensorMap map_k,
                                         const __grid_constant__ gpulab::TensorMap map_v, AttentionArgs a, float scale_log2) {
