@@ -4,7 +4,9 @@
     check_opcodes.py KERNEL_CODE_CPP OBJECT_OR_LIBRARY...
 
 Each instruction cuobjdump names HGMMA, HMMA, IMMA, UTMALDG, UBLKCP or LDGSTS in sm_90 code must carry one of the
-12-bit codes the table gives that mnemonic, and no other mnemonic may carry one of the table's codes. Exit 0 when
+12-bit codes the table gives that mnemonic, and no other mnemonic may carry one of the table's codes. A global atomic
+that adds floating-point values (REDG or ATOMG with .ADD.F32, .ADD.F64, ...) is named REDG.F or ATOMG.F here, as in
+the table; an integer one keeps its plain name, which the table does not give. Exit 0 when
 both hold, 1 when not, 77 (ctest: SKIPPED) when cuobjdump is not installed or the objects hold no sm_90 code.
 """
 import collections
@@ -19,7 +21,7 @@ SKIP = 77
 def table_of(cpp):
     # constexpr std::uint32_t kOpHmma = 0x23c;  // HMMA (...)
     table = {}
-    for m in re.finditer(r'kOp\w+\s*=\s*0x([0-9a-fA-F]+);\s*//\s*([A-Z]+)', open(cpp).read()):
+    for m in re.finditer(r'kOp\w+\s*=\s*0x([0-9a-fA-F]+);\s*//\s*([A-Z]+(?:\.F)?)\b', open(cpp).read()):
         table[int(m.group(1), 16)] = m.group(2)
     return table
 
@@ -37,7 +39,7 @@ def main():
         print('SKIPPED: cuobjdump is not installed here')
         return SKIP
     named = set(table.values())
-    line_re = re.compile(r'/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z0-9_]+)[^;]*;\s*/\* 0x([0-9a-f]{16}) \*/')
+    line_re = re.compile(r'/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z0-9_]+)((?:\.[A-Z0-9_]+)*)[^;]*;\s*/\* 0x([0-9a-f]{16}) \*/')
     by_code = collections.defaultdict(collections.Counter)
     for obj in sys.argv[2:]:
         text = subprocess.run([tool, '-sass', obj], capture_output=True, text=True, errors='replace').stdout
@@ -47,7 +49,10 @@ def main():
                 arch = line.split('arch = ')[1].split()[0]
             m = line_re.search(line) if arch in ('sm_90', 'sm_90a') else None
             if m:
-                by_code[int(m.group(2), 16) & 0xfff][m.group(1)] += 1
+                op = m.group(1)
+                if op in ('REDG', 'ATOMG', 'RED', 'ATOM') and re.search(r'\.ADD\.(F|BF)', m.group(2)):
+                    op += '.F'
+                by_code[int(m.group(3), 16) & 0xfff][op] += 1
     if not by_code:
         print('SKIPPED: no sm_90 code in', ' '.join(sys.argv[2:]))
         return SKIP

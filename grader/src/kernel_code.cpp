@@ -21,6 +21,8 @@ constexpr std::uint32_t kOpImma = 0x237;           // IMMA (mma.sync, integer)
 constexpr std::uint32_t kOpUtmaldg = 0x5b4;        // UTMALDG
 constexpr std::uint32_t kOpUblkcp = 0x3ba;         // UBLKCP
 constexpr std::uint32_t kOpLdgsts = 0xfae;         // LDGSTS
+constexpr std::uint32_t kOpRedgFloat = 0x9a6;      // REDG.F (a floating-point add to global memory: atomicAdd, no result)
+constexpr std::uint32_t kOpAtomgFloat = 0x9a3;     // ATOMG.F (a floating-point add to global memory returning the old value)
 
 bool is_elf(const char* image, std::size_t size) {
     return image != nullptr && size >= sizeof(Elf64_Ehdr) && std::memcmp(image, ELFMAG, SELFMAG) == 0 &&
@@ -40,6 +42,8 @@ void count(KernelCode& k, const unsigned char* text, std::size_t bytes) {
             case kOpUtmaldg: ++k.tma_load; break;
             case kOpUblkcp: ++k.bulk_copy; break;
             case kOpLdgsts: ++k.cp_async; break;
+            case kOpRedgFloat:
+            case kOpAtomgFloat: ++k.float_atomics; break;
             default: break;
         }
     }

@@ -29,7 +29,8 @@ TEST_CASE("each probe's instruction kind is counted in it and in no other", "[ke
     REQUIRE(gpulab::grader::cubin_sm(cubin.data(), cubin.size()) == 90);
     const auto code = kernel_code_of_cubin(cubin.data(), cubin.size());
     for (const char* name : {"probe_plain", "probe_mma_sync", "probe_wgmma_shared", "probe_wgmma_registers", "probe_tma_load",
-                             "probe_bulk_copy", "probe_cp_async"}) {
+                             "probe_bulk_copy", "probe_cp_async", "probe_red_float", "probe_atom_float", "probe_red_double",
+                             "probe_atomic_int"}) {
         INFO(name);
         REQUIRE(code.count(name) == 1);
         const KernelCode& k = code.at(name);
@@ -42,7 +43,10 @@ TEST_CASE("each probe's instruction kind is counted in it and in no other", "[ke
         CHECK((k.tma_load > 0) == (n == "probe_tma_load"));
         CHECK((k.bulk_copy > 0) == (n == "probe_bulk_copy"));
         CHECK((k.cp_async > 0) == (n == "probe_cp_async"));
+        CHECK((k.float_atomics > 0) == (n == "probe_red_float" || n == "probe_atom_float" || n == "probe_red_double"));
     }
+    CHECK(code.at("probe_red_float").float_atomics == 1);
+    CHECK(code.at("probe_atom_float").float_atomics == 1);
     CHECK(code.at("probe_mma_sync").mma_sync == 1);
     CHECK(code.at("probe_wgmma_shared").wgmma == 1);
     CHECK(code.at("probe_wgmma_registers").wgmma == 1);

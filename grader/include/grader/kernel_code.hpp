@@ -1,8 +1,8 @@
 /**
  * @file kernel_code.hpp
  * @brief What a kernel's machine code holds, read from the cubin the driver loaded: how many of its instructions are
- * warpgroup MMAs (wgmma), warp MMAs (mma.sync), TMA tensor loads, bulk copies and cp.async copies. A check that grades
- * an idea ("part v4 runs on wgmma and TMA") reads the code of the kernels it saw run instead of asking the graded code
+ * warpgroup MMAs (wgmma), warp MMAs (mma.sync), TMA tensor loads, bulk copies, cp.async copies and floating-point
+ * atomic adds. A check that grades an idea ("part v4 runs on wgmma and TMA") reads the code of the kernels it saw run instead of asking the graded code
  * what it used, and instead of inferring it from a speed another design might also reach.
  *
  * The counts are static (instructions in the kernel's code, executed or not): a kernel that holds no wgmma cannot
@@ -34,6 +34,9 @@ struct KernelCode {
     std::uint32_t tma_load = 0;     ///< TMA tensor loads (SASS UTMALDG: cp.async.bulk.tensor, global to shared)
     std::uint32_t bulk_copy = 0;    ///< bulk copies without a tensor map (SASS UBLKCP: cp.async.bulk)
     std::uint32_t cp_async = 0;     ///< per-thread asynchronous copies (SASS LDGSTS: cp.async)
+    /// floating-point atomic adds to global memory (SASS REDG and ATOMG with .ADD.F32 or .F64: atomicAdd on a float
+    /// or double; integer atomics and compare-and-swap loops are not counted)
+    std::uint32_t float_atomics = 0;
 };
 
 /**

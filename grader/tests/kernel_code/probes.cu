@@ -74,3 +74,15 @@ extern "C" __global__ void probe_cp_async(float* x, const float* g) {
     __syncthreads();
     x[threadIdx.x] = s[threadIdx.x % 512];
 }
+
+extern "C" __global__ void probe_red_float(float* x, float v) { atomicAdd(x + threadIdx.x, v); }
+
+extern "C" __global__ void probe_atom_float(float* x, float v, float* old) { old[threadIdx.x] = atomicAdd(x + threadIdx.x, v); }
+
+extern "C" __global__ void probe_red_double(double* x, double v) { atomicAdd(x + threadIdx.x, v); }
+
+// Integer atomics (a counter, a compare-and-swap) are not floating-point adds: counted in none of the kinds.
+extern "C" __global__ void probe_atomic_int(int* x, int v, int* old) {
+    atomicAdd(x + threadIdx.x, v);
+    old[threadIdx.x] = atomicCAS(x + 1024 + threadIdx.x, v, 3) + atomicAdd(x + 2048 + threadIdx.x, v);
+}
