@@ -176,13 +176,16 @@ CorrectnessResult kernel_code_verdict(const std::vector<ObservedKernel>& kernels
             return r;
         }
         list.push_back({{"kernel", n}, {"instructions", code->instructions}, {"wgmma", code->wgmma}, {"mma_sync", code->mma_sync},
-                        {"tma_load", code->tma_load}, {"bulk_copy", code->bulk_copy}, {"cp_async", code->cp_async}});
+                        {"tma_load", code->tma_load}, {"bulk_copy", code->bulk_copy}, {"cp_async", code->cp_async},
+                        {"float_atomics", code->float_atomics}});
         total.instructions += code->instructions, total.wgmma += code->wgmma, total.mma_sync += code->mma_sync;
         total.tma_load += code->tma_load, total.bulk_copy += code->bulk_copy, total.cp_async += code->cp_async;
+        total.float_atomics += code->float_atomics;
     }
     r.details = {{"kernels", list},
                  {"needs", {{"wgmma", needs.wgmma}, {"tma_load", needs.tma_load}, {"no_mma_sync", needs.no_mma_sync},
-                            {"no_cp_async", needs.no_cp_async}}}};
+                            {"no_cp_async", needs.no_cp_async}, {"float_atomics", needs.float_atomics},
+                            {"no_float_atomics", needs.no_float_atomics}}}};
     const std::string of = " among " + std::to_string(total.instructions) + " instructions";
     const std::string where = done.size() == 1 ? "its kernel" : "its " + std::to_string(done.size()) + " kernels";
     std::vector<std::string> missing;
@@ -192,14 +195,25 @@ CorrectnessResult kernel_code_verdict(const std::vector<ObservedKernel>& kernels
     if (needs.tma_load && total.tma_load + total.bulk_copy == 0) missing.push_back("no TMA load");
     if (needs.no_mma_sync && total.mma_sync > 0) missing.push_back(std::to_string(total.mma_sync) + " mma.sync (warp MMA)");
     if (needs.no_cp_async && total.cp_async > 0) missing.push_back(std::to_string(total.cp_async) + " cp.async copies");
+    if (needs.float_atomics && total.float_atomics == 0) missing.push_back("no floating-point atomic add");
+    if (needs.no_float_atomics && total.float_atomics > 0)
+        missing.push_back(std::to_string(total.float_atomics) + " floating-point atomic add" + (total.float_atomics == 1 ? "" : "s"));
     if (!missing.empty()) {
         std::string m;
         for (const std::string& x : missing) m += (m.empty() ? "" : ", ") + x;
         return fail(r, what + ": " + where + " hold" + (done.size() == 1 ? "s " : " ") + m + of, hint);
     }
-    return pass(r, what + ": " + where + " hold" + (done.size() == 1 ? "s " : " ") + std::to_string(total.wgmma) + " wgmma, " +
-                       std::to_string(total.tma_load + total.bulk_copy) + " TMA loads, " + std::to_string(total.mma_sync) + " mma.sync and " +
-                       std::to_string(total.cp_async) + " cp.async" + of);
+    // What was asked about, counted: the Hopper kinds, the atomics, or both.
+    const bool hopper = needs.wgmma || needs.tma_load || needs.no_mma_sync || needs.no_cp_async;
+    const bool atomics = needs.float_atomics || needs.no_float_atomics;
+    std::string held;
+    if (hopper || !atomics)
+        held = std::to_string(total.wgmma) + " wgmma, " + std::to_string(total.tma_load + total.bulk_copy) + " TMA loads, " +
+               std::to_string(total.mma_sync) + " mma.sync and " + std::to_string(total.cp_async) + " cp.async";
+    if (atomics)
+        held += (held.empty() ? "" : "; ") + std::to_string(total.float_atomics) + " floating-point atomic add" +
+                (total.float_atomics == 1 ? "" : "s");
+    return pass(r, what + ": " + where + " hold" + (done.size() == 1 ? "s " : " ") + held + of);
 }
 
 std::vector<std::string> foreign_kernels(const Context& ctx, const Observation& seen) {

@@ -164,3 +164,30 @@ TEST_CASE("a part's code check passes only on the instructions it is about", "[k
         CHECK(r.skipped.find("sm_100") != std::string::npos);
     }
 }
+
+TEST_CASE("an atomic part's code check: float atomics present or absent, as asked", "[kernel_code][verdict]") {
+    KernelCode atomic;  // a first stage that adds its partial sum with atomicAdd (lab 10's (d))
+    atomic.sm = 90, atomic.known = true, atomic.instructions = 300, atomic.float_atomics = 1;
+    KernelCode plain;   // a second stage that adds the partial sums in a fixed order
+    plain.sm = 90, plain.known = true, plain.instructions = 400;
+    std::map<std::string, KernelCode> loaded = {{"_Z6atomicv", atomic}, {"_Z5plainv", plain}};
+    const auto code_of = [&](const std::string& n) -> std::optional<KernelCode> {
+        const auto it = loaded.find(n);
+        return it == loaded.end() ? std::nullopt : std::optional<KernelCode>(it->second);
+    };
+    const CodeNeeds uses{.float_atomics = true}, avoids{.no_float_atomics = true};
+    SECTION("two stages, one of them atomic: the atomic part passes, with the count; the deterministic one fails") {
+        const auto r = gpulab::grader::kernel_code_verdict({ran("_Z6atomicv"), ran("_Z5plainv")}, code_of, uses, "(d)", "h");
+        CHECK(r.passed);
+        CHECK(r.message == "(d): its 2 kernels hold 1 floating-point atomic add among 700 instructions");
+        const auto d = gpulab::grader::kernel_code_verdict({ran("_Z6atomicv"), ran("_Z5plainv")}, code_of, avoids, "(c)", "h");
+        CHECK_FALSE(d.passed);
+        CHECK(d.message == "(c): its 2 kernels hold 1 floating-point atomic add among 700 instructions");
+    }
+    SECTION("no atomics at all: the deterministic part passes, the atomic one fails") {
+        CHECK(gpulab::grader::kernel_code_verdict({ran("_Z5plainv")}, code_of, avoids, "(c)", "h").passed);
+        const auto r = gpulab::grader::kernel_code_verdict({ran("_Z5plainv")}, code_of, uses, "(d)", "h");
+        CHECK_FALSE(r.passed);
+        CHECK(r.message == "(d): its kernel holds no floating-point atomic add among 400 instructions");
+    }
+}

@@ -123,6 +123,8 @@ struct CodeNeeds {
     bool tma_load = false;     ///< TMA loads (cp.async.bulk.tensor, or cp.async.bulk) in at least one of its kernels
     bool no_mma_sync = false;  ///< no warp MMA (mma.sync, wmma) in any of its kernels
     bool no_cp_async = false;  ///< no per-thread cp.async copy in any of its kernels (its tiles come by TMA)
+    bool float_atomics = false;     ///< a floating-point atomic add to global memory in at least one of its kernels
+    bool no_float_atomics = false;  ///< no floating-point atomic add to global memory in any of its kernels
 };
 
 /**
