@@ -51,4 +51,42 @@ int distinct_fp32_sums_over_orders(std::span<const float> values) {
     return static_cast<int>(sums.size());
 }
 
+std::int64_t longest_rounding_path(std::int64_t n, std::int64_t segments) {
+    if (n < 1 || segments < 1 || segments > n) throw std::invalid_argument("need n >= 1 and segments within 1..n");
+    const std::int64_t length = (n + segments - 1) / segments;
+    return (length - 1) + (segments - 1);
+}
+
+std::int64_t best_segment_count(std::int64_t n) {
+    if (n < 1) throw std::invalid_argument("need n >= 1");
+    std::int64_t best = 1, fewest = longest_rounding_path(n, 1);
+    for (std::int64_t s = 2; s <= n; ++s) {
+        const std::int64_t k = longest_rounding_path(n, s);
+        if (k < fewest) best = s, fewest = k;
+        if (s - 1 > fewest) break;  // the merge alone already costs more
+    }
+    return best;
+}
+
+double fp32_error_bound(std::int64_t roundings) {
+    if (roundings < 0) throw std::invalid_argument("need roundings >= 0");
+    const double ku = static_cast<double>(roundings) * 0x1p-24;
+    if (ku >= 1) throw std::invalid_argument("k·u must stay below 1");
+    return ku / (1 - ku);
+}
+
+std::int64_t merge_orders(int partials) {
+    if (partials < 1 || partials > 20) throw std::invalid_argument("need 1..20 partial sums");
+    std::int64_t f = 1;
+    for (int i = 2; i <= partials; ++i) f *= i;
+    return f;
+}
+
+int pairwise_merge_depth(std::int64_t partials) {
+    if (partials < 1) throw std::invalid_argument("need partials >= 1");
+    int depth = 0;
+    while ((std::int64_t{1} << depth) < partials) ++depth;
+    return depth;
+}
+
 }  // namespace gpulab::models

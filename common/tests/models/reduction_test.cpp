@@ -17,6 +17,7 @@
 
 using namespace gpulab::models;
 using gpulab::testing::prints_as;
+using gpulab::testing::Approx;
 
 TEST_CASE("RMSNorm over [1024, 4096]: 24 MiB in one launch, 32.1 MiB in three with 8 segments", "[models][reduction]") {
     const SplitReduction one = split_reduction({1024, 4096, 1});
@@ -88,4 +89,62 @@ TEST_CASE("A 4096-element row in 8 segments: the 8! merge orders give 3 FP32 sum
     // One segment for the whole row lets the accumulator grow to the full sum before the small
     // squares are added: far less accurate (here 106 ULP below; the chapter's row: 175.2).
     CHECK(std::fabs(ulps_from_exact(fp32_sum_in_order(squares))) > 50);
+}
+
+TEST_CASE("Segments shorten the longest chain of roundings: 4095 for one segment of 4096, 518 for eight", "[models][reduction]") {
+    CHECK(longest_rounding_path(4096, 1) == 4095);
+    CHECK(longest_rounding_path(4096, 8) == 511 + 7);
+    CHECK(longest_rounding_path(4097, 8) == 512 + 7);  // ⌈4097 / 8⌉ = 513 per segment
+    CHECK(longest_rounding_path(1, 1) == 0);
+    // The optimum sits near √n: 64 segments of 64 for 4096 (63 + 63 = 126).
+    CHECK(best_segment_count(4096) == 64);
+    CHECK(longest_rounding_path(4096, 64) == 126);
+    for (const std::int64_t n : {1, 2, 3, 10, 1000, 4097, 65536}) {
+        const std::int64_t best = best_segment_count(n);
+        for (std::int64_t s = 1; s <= std::min<std::int64_t>(n, 4 * best + 4); ++s) {
+            INFO("n = " << n << ", s = " << s);
+            CHECK(longest_rounding_path(n, s) >= longest_rounding_path(n, best));
+            if (s < best) CHECK(longest_rounding_path(n, s) > longest_rounding_path(n, best));
+        }
+    }
+    CHECK_THROWS(longest_rounding_path(4, 5));
+    CHECK_THROWS(longest_rounding_path(0, 1));
+}
+
+TEST_CASE("The bound holds: a row's FP32 sum of squares errs by no more than γ of its longest rounding chain",
+          "[models][reduction]") {
+    CHECK(fp32_error_bound(0) == 0);
+    CHECK(fp32_error_bound(1) == Approx(0x1p-24).epsilon(1e-6));
+    // Rows of BF16 values, summed as one segment and as eight: the error never passes the bound, and the eight-segment
+    // sum is nearer the exact value over many rows (the chapter's 175.2 against 9.2 ULP is one such row).
+    std::mt19937 rng(7);
+    double err_one = 0, err_eight = 0;
+    for (int row = 0; row < 64; ++row) {
+        std::vector<float> squares(4096);
+        double exact = 0;
+        for (float& sq : squares) {
+            const float u = static_cast<float>(rng() >> 8) * 0x1p-24f;
+            const float x = gpulab::round_to_bf16(2.5f * u - 1.25f);
+            sq = x * x;
+            exact += sq;
+        }
+        const float one = fp32_sum_in_order(squares);
+        std::array<float, 8> partials{};
+        for (std::size_t s = 0; s < 8; ++s) partials[s] = fp32_sum_in_order(std::span<const float>(squares).subspan(s * 512, 512));
+        const float eight = fp32_sum_in_order(partials);
+        CHECK(std::fabs(one - exact) <= fp32_error_bound(longest_rounding_path(4096, 1)) * exact);
+        CHECK(std::fabs(eight - exact) <= fp32_error_bound(longest_rounding_path(4096, 8)) * exact);
+        err_one += std::fabs(one - exact) / exact;
+        err_eight += std::fabs(eight - exact) / exact;
+    }
+    CHECK(err_eight * 4 < err_one);
+}
+
+TEST_CASE("Merge orders and a pairwise merge's depth", "[models][reduction]") {
+    CHECK(merge_orders(8) == 40320);  // the chapter's 8!
+    CHECK(merge_orders(1) == 1);
+    CHECK(pairwise_merge_depth(8) == 3);
+    CHECK(pairwise_merge_depth(9) == 4);
+    CHECK(pairwise_merge_depth(1) == 0);
+    CHECK_THROWS(merge_orders(21));
 }

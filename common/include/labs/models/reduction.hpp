@@ -52,4 +52,26 @@ struct SplitReduction {
  */
 [[nodiscard]] int distinct_fp32_sums_over_orders(std::span<const float> values);
 
+/**
+ * @brief The most FP32 roundings any one addend passes through when @p n values are added in @p segments segments of
+ * ⌈n / segments⌉ (each left to right), whose partial sums are then added left to right: (⌈n / S⌉ − 1) + (S − 1); with
+ * one segment, n − 1. Each rounding errs by at most u = 2^-24 relative, so the sum of n non-negative values errs by at
+ * most γ(k) = k·u / (1 − k·u) relative for this k (fp32_error_bound()).
+ * @param n values @param segments segments (1 … n) @throws std::invalid_argument outside those ranges
+ */
+[[nodiscard]] std::int64_t longest_rounding_path(std::int64_t n, std::int64_t segments);
+
+/** @brief The smallest segment count that minimises longest_rounding_path() for @p n values. @param n values (≥ 1) */
+[[nodiscard]] std::int64_t best_segment_count(std::int64_t n);
+
+/** @brief γ(k) = k·u / (1 − k·u), u = 2^-24: the worst relative error of a sum of non-negative FP32 values in which no
+ *  addend passes through more than @p roundings roundings. @param roundings k ≥ 0 */
+[[nodiscard]] double fp32_error_bound(std::int64_t roundings);
+
+/** @brief Orders in which @p partials partial sums can be added one after another: partials!. @param partials ≤ 20 */
+[[nodiscard]] std::int64_t merge_orders(int partials);
+
+/** @brief Levels of a pairwise (tree) merge of @p partials partial sums: ⌈log2 partials⌉. @param partials ≥ 1 */
+[[nodiscard]] int pairwise_merge_depth(std::int64_t partials);
+
 }  // namespace gpulab::models

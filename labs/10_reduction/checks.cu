@@ -1,0 +1,608 @@
+// FROZEN: do not edit. Lab 10's graded checks. Every variant's output is judged on the host, row by row: its scale
+// within the worst-case error of any order of FP32 additions (the handout derives the bound) of the exact value, and
+// every output element the given normalize() of its input with that scale, bit for bit. What the chapter teaches about
+// order is graded from what the grader observed the code do, never from what it says: (c) run 50 times on the same
+// inputs and the same rows placed in batches of 1, 7, 64 and 1024 at different positions, bit for bit; (d)'s and
+// (c)'s machine code read for floating-point atomic adds; every variant's kernels and launches as the observer saw
+// them. Speed: (a) against a copy of the bytes it must move, the split variants against the given one-block-per-row
+// kernel at the batch sizes of decoding, in the same run.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "grader/gpu_checks.hpp"
+#include "grader/observer.hpp"
+#include "grader/plausibility.hpp"
+#include "labs/bf16.hpp"
+#include "labs/compare_device.hpp"
+#include "labs/models/datasets.hpp"
+#include "labs/numeric.hpp"
+#include "labs/random.hpp"
+#include "labs/text.hpp"
+#include "rmsnorm.hpp"
+#include "rmsnorm_math.cuh"
+
+using namespace gpulab;
+using namespace gpulab::grader;
+
+namespace {
+
+constexpr float kInputRange = 1.25f;  // x uniform in ±1.25: a mean square near 0.52, the chapter's row (≈ 2038 / 4096)
+constexpr double kUnit = 0x1p-24;     // FP32's unit roundoff
+
+// Qwen3-8B's rms_norm_eps (1e-6), from the datasets.
+float eps() {
+    static const float e = static_cast<float>(models::load_model_shape().figures.at("rms_norm_eps").value);
+    return e;
+}
+
+// The chapter's row length (Qwen3-8B's hidden size, 4096), from the datasets.
+int hidden() {
+    static const int h = static_cast<int>(models::load_model_shape().hidden_size);
+    return h;
+}
+
+struct Variant {
+    const char* id;
+    const char* title;
+    RmsNormLauncher launch;
+};
+
+const Variant kVariants[] = {{"rows", "(a) one block per row", &launch_rmsnorm_rows},
+                             {"split", "(b) split", &launch_rmsnorm_split},
+                             {"invariant", "(c) batch-invariant", &launch_rmsnorm_invariant},
+                             {"atomic", "(d) atomic", &launch_rmsnorm_atomic}};
+
+struct Shape {
+    int rows = 0, cols = 0;
+    std::string tag, title;
+    [[nodiscard]] std::size_t count() const { return std::size_t(rows) * std::size_t(cols); }
+};
+
+// M = 1 and 7 at the chapter's width (decoding); the chapter's [1024, 4096]; rows that are not 16-byte aligned (a width
+// that is not a multiple of 8); one element per row; a long row (segments of many blocks' worth); one drawn per run.
+std::vector<Shape> shapes(const Lab& lab) {
+    const int h = hidden();
+    const int rows = static_cast<int>(draw(lab.seed_for("lab10 drawn rows"), 1, 64));
+    const int cols = static_cast<int>(draw(lab.seed_for("lab10 drawn cols"), 1, 20000));
+    return {{1, h, "m1", "M = 1"},
+            {7, h, "m7", "M = 7"},
+            {1024, h, "m1024", "M = 1024 (the chapter's)"},
+            {3, h + 4, "unaligned", "M = 3, N = " + std::to_string(h + 4) + " (rows not 16-byte aligned)"},
+            {5, 1, "n1", "M = 5, N = 1"},
+            {2, 16 * h + 8, "long", "M = 2, N = " + std::to_string(16 * h + 8)},
+            {rows, cols, "drawn", "M = " + std::to_string(rows) + ", N = " + std::to_string(cols) + " (drawn)"}};
+}
+
+// The timed shapes of the split variants: one row and 16 rows (decoding), each row long enough that one block per row
+// leaves most of the GPU idle for longer than two more launches cost (the handout measures where that starts).
+std::vector<Shape> split_shapes() {
+    const int cols = 16 * hidden();
+    return {{1, cols, "m1", "M = 1, N = " + std::to_string(cols)}, {16, cols, "m16", "M = 16, N = " + std::to_string(cols)}};
+}
+
+// Bars, set from the solution on an H200 (its measured ratios: the handout's results table). (a) streams the chapter's
+// [1024, 4096] at nearly a copy's rate; (b) at small batches beats one block per row by spreading a row over the SMs;
+// (c) does too with segments fixed by the row's length, a little less where the batch would have wanted more.
+constexpr double kRowsCopyPass = 0.60, kRowsCopyFull = 0.85;
+constexpr double kSplitPass = 1.5, kSplitFull = 3.0;
+constexpr double kInvariantPass = 1.3, kInvariantFull = 2.0;
+constexpr double kSplitPoints = 7, kInvariantPoints = 4;
+
+// Inputs of one shape, on host (bits) and device.
+struct Case {
+    Shape s;
+    std::vector<std::uint16_t> hx, hg;
+    DeviceBuffer<bf16> x, g;
+};
+
+void fill_case(Case& c, std::uint64_t seed) {
+    c.hx.resize(c.s.count());
+    c.hg.resize(std::size_t(c.s.cols));
+    fill_uniform_bf16(c.hx, seed, -kInputRange, kInputRange);
+    fill_uniform_bf16(c.hg, seed + 1, 0.5f, 1.5f);
+    c.x = to_device_bits(c.hx);
+    c.g = to_device_bits(c.hg);
+}
+
+const Case& get_case(Context& ctx, const Shape& s) {
+    return cached_case<Case>(s.tag, [&] {
+        auto c = std::make_unique<Case>();
+        c->s = s;
+        fill_case(*c, ctx.seed_for("lab10 inputs " + s.tag));
+        return c;
+    });
+}
+
+// One call's outputs, back on the host.
+struct Output {
+    std::vector<std::uint16_t> y;
+    std::vector<float> scale;
+    Observation seen;
+};
+
+// Runs a launcher on poisoned outputs and a scrambled workspace, observed.
+Output run_observed(RmsNormLauncher launch, const bf16* x, const bf16* g, int rows, int cols, std::uint64_t scramble) {
+    DeviceBuffer<bf16> y(std::size_t(rows) * std::size_t(cols));
+    DeviceBuffer<float> scale(static_cast<std::size_t>(rows)), work(workspace_floats(rows));
+    y.poison();
+    scale.poison();
+    fill_random_bytes_device(work.data(), work.bytes(), scramble);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    Output out;
+    {
+        Window window;
+        {
+            GradedCall graded;
+            launch(x, g, y.data(), scale.data(), rows, cols, eps(), work.data(), nullptr);
+        }
+        out.seen = window.close();
+    }
+    out.y = to_host_bits(y);
+    out.scale = to_host(scale);
+    return out;
+}
+
+// ---- judging a row -----------------------------------------------------------------------------------------------
+
+// The exact sum of squares of a row (each square is exact in double, and so is their sum for the row lengths here:
+// 2^16-bit squares, fewer than 2^21 of them).
+double exact_sum(const std::uint16_t* x, int cols) {
+    double s = 0;
+    for (int j = 0; j < cols; ++j) {
+        const double v = bf16_bits_to_float(x[j]);
+        s += v * v;
+    }
+    return s;
+}
+
+// The worst-case relative error of adding n non-negative FP32 values in any order: γ(n − 1) = (n − 1)u / (1 − (n − 1)u).
+double sum_bound(int n) {
+    const double k = double(std::max(n - 1, 0)) * kUnit;
+    return k / (1 - k);
+}
+
+// The scale's worst case: half the sum's relative error (through the square root), scaled by how much of the mean
+// square eps is not, plus one rounding each for the division, the addition, the root and the reciprocal.
+double scale_bound(int n, double mean_square, double e) {
+    return 0.5 * sum_bound(n) * mean_square / (mean_square + e) + 4 * kUnit;
+}
+
+struct RowVerdict {
+    std::string wrong;   // "" when right
+    double scale_units = 0;  // |scale / exact − 1| in units of u
+};
+
+// Row r of an output: its scale within the bound, and every element normalize(x, that scale, gamma), bit for bit.
+RowVerdict judge_row(const std::uint16_t* x, const std::uint16_t* g, const std::uint16_t* y, float scale, int cols, int r) {
+    RowVerdict v;
+    const double e = eps();
+    const double mean = exact_sum(x, cols) / cols;
+    const double exact = 1.0 / std::sqrt(mean + e);
+    if (is_poison(scale)) {
+        v.wrong = strprintf("row %d: its scale was never written", r);
+        return v;
+    }
+    if (!std::isfinite(scale)) {
+        v.wrong = strprintf("row %d: its scale is %g", r, double(scale));
+        return v;
+    }
+    const double rel = std::fabs(double(scale) / exact - 1);
+    v.scale_units = rel / kUnit;
+    const double bound = scale_bound(cols, mean, e);
+    if (rel > bound) {
+        v.wrong = strprintf("row %d: scale %.9g, exact %.9g: %.1f u away, beyond the %.1f u that any order of the row's %d "
+                            "additions allows (u = 2^-24)",
+                            r, double(scale), exact, rel / kUnit, bound / kUnit, cols);
+        return v;
+    }
+    for (int j = 0; j < cols; ++j) {
+        const __nv_bfloat16 want = rmsnorm::normalize(std::bit_cast<__nv_bfloat16>(x[j]), scale, std::bit_cast<__nv_bfloat16>(g[j]));
+        const std::uint16_t w = std::bit_cast<std::uint16_t>(want);
+        if (y[j] != w) {
+            v.wrong = is_poison(y[j]) ? strprintf("row %d, column %d: never written", r, j)
+                                      : strprintf("row %d, column %d: 0x%04x, but normalize(x, the row's scale %.9g, gamma) is "
+                                                  "0x%04x",
+                                                  r, j, unsigned(y[j]), double(scale), unsigned(w));
+            return v;
+        }
+    }
+    return v;
+}
+
+// Every row of an output; "" when all are right, else the first wrong one (and how many are). The worst scale error
+// goes into `worst` (units of u).
+std::string judge_rows(const std::vector<std::uint16_t>& hx, const std::vector<std::uint16_t>& hg, const Output& out, int rows,
+                       int cols, double& worst) {
+    std::string first;
+    int wrong = 0;
+    worst = 0;
+    for (int r = 0; r < rows; ++r) {
+        const std::size_t at = std::size_t(r) * std::size_t(cols);
+        const RowVerdict v = judge_row(hx.data() + at, hg.data(), out.y.data() + at, out.scale[std::size_t(r)], cols, r);
+        worst = std::max(worst, v.scale_units);
+        if (!v.wrong.empty() && wrong++ == 0) first = v.wrong;
+    }
+    if (wrong == 0) return {};
+    return wrong == 1 ? first : strprintf("%s (and %d more row%s)", first.c_str(), wrong - 1, wrong == 2 ? "" : "s");
+}
+
+const char* kHint =
+    "add the row's squares (rmsnorm::square) in any order, then rmsnorm::row_scale and rmsnorm::normalize with that "
+    "scale for every element; write scale[r]";
+
+CorrectnessResult check_variant(Context& ctx, const Variant& v, const Shape& s) {
+    const Case& c = get_case(ctx, s);
+    const Output out = run_observed(v.launch, c.x.data(), c.g.data(), s.rows, s.cols, ctx.seed_for("lab10 scramble " + s.tag));
+    double worst = 0;
+    const std::string wrong = judge_rows(c.hx, c.hg, out, s.rows, s.cols, worst);
+    CorrectnessResult r;
+    r.details = {{"worst_scale_error_u", worst}, {"bound_u", scale_bound(s.cols, 0.52, eps()) / kUnit}};
+    r = wrong.empty() ? pass(std::move(r), strprintf("%s: every row's scale within the bound (worst %.1f u) and every element "
+                                                     "normalize(x, scale, gamma), bit for bit",
+                                                     s.title.c_str(), worst))
+                      : fail(std::move(r), wrong, kHint);
+    r = require_own_kernels(std::move(r), ctx, v.title, out.seen);
+    return require_unchanged(std::move(r), {input("x", c.x, c.hx), input("gamma", c.g, c.hg)});
+}
+
+// ---- launches, as observed -----------------------------------------------------------------------------------------
+
+// What a variant ran at M = 1: (a) one kernel; the split variants 2 or 3 kernels (partial sums, merge, normalise: the
+// chapter's three, or the merge folded into the last), the first of them more than one block for the row, and (d) at
+// most one memset besides (its totals zeroed); no copies.
+CorrectnessResult check_launches(Context& ctx, const Variant& v, const Shape& m1) {
+    const Case& c = get_case(ctx, m1);
+    const Output out = run_observed(v.launch, c.x.data(), c.g.data(), 1, m1.cols, ctx.seed_for("lab10 launches"));
+    CorrectnessResult r;
+    if (skip_unobserved(r, "the launches cannot be observed")) return r;
+    const std::vector<ObservedKernel> ks = out.seen.graded_kernels();
+    const std::size_t copies = out.seen.graded_copies().size();
+    const std::string id = v.id;
+    const bool rows = id == "rows", atomic = id == "atomic";
+    std::string names;
+    for (const ObservedKernel& k : ks)
+        names += (names.empty() ? "" : ", ") + strprintf("%s (%u blocks)", kernel_display_name(k.name).c_str(),
+                                                          k.grid[0] * k.grid[1] * k.grid[2]);
+    const std::string seen = strprintf("observed %zu kernel%s%s%s and %zu cop%s or memset%s", ks.size(), ks.size() == 1 ? "" : "s",
+                                       ks.empty() ? "" : ": ", names.c_str(), copies, copies == 1 ? "y" : "ies", copies == 1 ? "" : "s");
+    r.details["observed"] = out.seen.summary();
+    if (rows) {
+        if (ks.size() == 1 && copies == 0) return pass(std::move(r), seen + ": one launch, as the chapter counts it");
+        return fail(std::move(r), seen + "; expected 1 kernel and nothing else", "one kernel: sum, scale and normalise a row in one block");
+    }
+    const std::size_t first_blocks = ks.empty() ? 0 : std::size_t(ks[0].grid[0]) * ks[0].grid[1] * ks[0].grid[2];
+    const bool count_ok = ks.size() >= 2 && ks.size() <= 3;
+    const bool split = first_blocks >= 2;
+    const bool copies_ok = copies <= (atomic ? 1u : 0u);
+    if (count_ok && split && copies_ok)
+        return pass(std::move(r), seen + strprintf(": the row split over %zu first-stage blocks", first_blocks));
+    std::string why = seen + "; expected 2 or 3 kernels (partial sums, then the merge and the normalisation)";
+    if (!split) why += strprintf(", the first splitting the row over several blocks (it ran %zu)", first_blocks);
+    why += atomic ? ", at most one memset (the totals zeroed)" : ", no copies or memsets";
+    return fail(std::move(r), why, "at M = 1 the row is all the work there is: split it so that several SMs share it");
+}
+
+// ---- determinism and batch invariance, observed ----------------------------------------------------------------------
+
+constexpr int kRuns = 50;
+
+// n runs of a launcher on the same inputs, each on poisoned outputs and a freshly scrambled workspace: how many distinct
+// results (y and scale together, bit for bit) they gave, and the first row where a result differed from the first run's.
+struct Repeats {
+    int distinct = 0;
+    int first_row = -1;
+    Output first;
+    Observation seen;  // the first run's
+};
+
+Repeats repeat(Context& ctx, RmsNormLauncher launch, const Case& c, int n) {
+    const int rows = c.s.rows, cols = c.s.cols;
+    const std::size_t y_bytes = c.s.count() * sizeof(bf16), scale_bytes = std::size_t(rows) * sizeof(float);
+    DeviceBuffer<unsigned char> out(y_bytes + scale_bytes);
+    DeviceBuffer<float> work(workspace_floats(rows));
+    std::vector<DeviceBuffer<unsigned char>> kept;  // one copy of each distinct result
+    Repeats rep;
+    std::vector<unsigned char> host(out.size());
+    for (int i = 0; i < n; ++i) {
+        out.poison();
+        fill_random_bytes_device(work.data(), work.bytes(), ctx.seed_for("lab10 repeat scramble") + std::uint64_t(i));
+        CUDA_CHECK(cudaDeviceSynchronize());
+        Window window;
+        {
+            GradedCall graded;
+            launch(c.x.data(), c.g.data(), reinterpret_cast<bf16*>(out.data()), reinterpret_cast<float*>(out.data() + y_bytes), rows,
+                   cols, eps(), work.data(), nullptr);
+        }
+        const Observation seen = window.close();
+        if (i == 0) {
+            rep.seen = seen;
+            CUDA_CHECK(cudaMemcpy(host.data(), out.data(), host.size(), cudaMemcpyDeviceToHost));
+            rep.first.y.resize(c.s.count());
+            rep.first.scale.resize(std::size_t(rows));
+            std::memcpy(rep.first.y.data(), host.data(), y_bytes);
+            std::memcpy(rep.first.scale.data(), host.data() + y_bytes, scale_bytes);
+        }
+        bool known = false;
+        for (const auto& k : kept) {
+            if (compare_bits_device(out.data(), k.data(), out.size(), 1).count == 0) {
+                known = true;
+                break;
+            }
+        }
+        if (known) continue;
+        if (!kept.empty() && rep.first_row < 0) {
+            const DeviceDiff d = compare_bits_device(out.data(), kept[0].data(), out.size(), 1);
+            if (d.first) rep.first_row = *d.first < y_bytes ? int(*d.first / (std::size_t(cols) * sizeof(bf16)))
+                                                            : int((*d.first - y_bytes) / sizeof(float));
+        }
+        DeviceBuffer<unsigned char> copy(out.size());
+        CUDA_CHECK(cudaMemcpy(copy.data(), out.data(), out.size(), cudaMemcpyDeviceToDevice));
+        kept.push_back(std::move(copy));
+    }
+    rep.distinct = static_cast<int>(kept.size());
+    return rep;
+}
+
+// (c) 50 times on the chapter's [1024, 4096]: one result, and a right one.
+CorrectnessResult check_determinism(Context& ctx, const Shape& m1024) {
+    const Case& c = get_case(ctx, m1024);
+    CorrectnessResult r;
+    const Repeats rep = repeat(ctx, &launch_rmsnorm_invariant, c, kRuns);
+    double worst = 0;
+    const std::string wrong = judge_rows(c.hx, c.hg, rep.first, m1024.rows, m1024.cols, worst);
+    r.details = {{"runs", kRuns}, {"distinct_results", rep.distinct}};
+    if (!wrong.empty()) return fail(std::move(r), "(c)'s first run is wrong: " + wrong, kHint);
+    if (rep.distinct != 1)
+        return fail(std::move(r),
+                    strprintf("%d runs of (c) on the same inputs gave %d different results (first difference in row %d)", kRuns,
+                              rep.distinct, rep.first_row),
+                    "the order of every addition must be fixed: no atomics, no order that depends on which block finishes first");
+    r = pass(std::move(r), strprintf("%d runs of (c) on the same %d × %d inputs, each on poisoned outputs and a scrambled "
+                                     "workspace: one result, bit for bit, and a right one",
+                                     kRuns, m1024.rows, m1024.cols));
+    return require_own_kernels(std::move(r), ctx, "(c)", rep.seen);
+}
+
+// Probe rows placed in batches of 1, 7, 64 and 1024 rows at different positions, the other rows random: each probe row's
+// output (y and scale) must be the same bits in every batch. (b) is run the same way, for the report only.
+struct Placement {
+    int batch = 0, position = 0;
+};
+
+constexpr int kProbeRows = 6;
+
+// The probe rows' outputs in every placement, for one launcher: outputs[p][k] is probe row p in placement k.
+std::vector<std::vector<std::vector<std::uint16_t>>> probe_outputs(Context& ctx, RmsNormLauncher launch, const Case& probes,
+                                                                 const std::vector<Placement>& where, Observation* seen) {
+    const int cols = probes.s.cols;
+    const std::size_t row_bytes = std::size_t(cols) * sizeof(bf16);
+    std::vector<std::vector<std::vector<std::uint16_t>>> out(kProbeRows);
+    int max_batch = 0;
+    for (const Placement& w : where) max_batch = std::max(max_batch, w.batch);
+    DeviceBuffer<bf16> x(std::size_t(max_batch) * std::size_t(cols)), y(std::size_t(max_batch) * std::size_t(cols));
+    DeviceBuffer<float> scale(static_cast<std::size_t>(max_batch)), work(workspace_floats(max_batch));
+    for (int p = 0; p < kProbeRows; ++p) {
+        for (std::size_t k = 0; k < where.size(); ++k) {
+            const Placement& w = where[k];
+            // Filler rows drawn afresh for every placement, then the probe row copied into its position.
+            fill_uniform_bf16_device(x.data(), std::size_t(w.batch) * std::size_t(cols),
+                                     ctx.seed_for("lab10 filler") + 7919 * std::uint64_t(p * 64 + int(k)), -kInputRange, kInputRange);
+            CUDA_CHECK(cudaMemcpy(x.data() + std::size_t(w.position) * std::size_t(cols), probes.x.data() + std::size_t(p) * std::size_t(cols),
+                                  row_bytes, cudaMemcpyDeviceToDevice));
+            y.poison();
+            scale.poison();
+            fill_random_bytes_device(work.data(), work.bytes(), ctx.seed_for("lab10 probe scramble") + std::uint64_t(k));
+            CUDA_CHECK(cudaDeviceSynchronize());
+            Window window;
+            {
+                GradedCall graded;
+                launch(x.data(), probes.g.data(), y.data(), scale.data(), w.batch, cols, eps(), work.data(), nullptr);
+            }
+            const Observation o = window.close();
+            if (seen != nullptr && p == 0 && k + 1 == where.size()) *seen = o;
+            std::vector<std::uint16_t> row(std::size_t(cols) + 2);
+            CUDA_CHECK(cudaMemcpy(row.data(), y.data() + std::size_t(w.position) * std::size_t(cols), row_bytes, cudaMemcpyDeviceToHost));
+            CUDA_CHECK(cudaMemcpy(row.data() + cols, scale.data() + w.position, sizeof(float), cudaMemcpyDeviceToHost));
+            out[std::size_t(p)].push_back(std::move(row));
+        }
+    }
+    return out;
+}
+
+CorrectnessResult check_invariance(Context& ctx) {
+    const int cols = hidden();
+    // The probe rows: a case of their own.
+    const Shape probe_shape{kProbeRows, cols, "probes", "probe rows"};
+    const Case& probes = get_case(ctx, probe_shape);
+    // Each batch size with the probe row first, last and at a position drawn per run.
+    std::vector<Placement> where{{1, 0}};
+    for (const int b : {7, 64, 1024}) {
+        where.push_back({b, 0});
+        where.push_back({b, b - 1});
+        where.push_back({b, static_cast<int>(draw(ctx.seed_for("lab10 position " + std::to_string(b)), 1, b - 2))});
+    }
+    Observation seen;
+    const auto mine = probe_outputs(ctx, &launch_rmsnorm_invariant, probes, where, &seen);
+    CorrectnessResult r;
+    // First the rows themselves must be right (judged where each stood alone, batch 1).
+    for (int p = 0; p < kProbeRows; ++p) {
+        const auto& alone = mine[std::size_t(p)][0];
+        float s = 0;
+        std::memcpy(&s, alone.data() + cols, sizeof s);
+        const RowVerdict v = judge_row(probes.hx.data() + std::size_t(p) * std::size_t(cols), probes.hg.data(), alone.data(), s, cols, p);
+        if (!v.wrong.empty()) return fail(std::move(r), "(c), probe row alone in a batch of 1: " + v.wrong, kHint);
+    }
+    int differing = 0;
+    std::string first;
+    for (int p = 0; p < kProbeRows; ++p) {
+        for (std::size_t k = 1; k < where.size(); ++k) {
+            if (mine[std::size_t(p)][k] == mine[std::size_t(p)][0]) continue;
+            if (differing++ == 0)
+                first = strprintf("probe row %d alone and at position %d of a batch of %d differ", p, where[k].position, where[k].batch);
+        }
+    }
+    // (b) the same way, for the report: how batch-dependent the split that follows the batch is.
+    const auto split = probe_outputs(ctx, &launch_rmsnorm_split, probes, where, nullptr);
+    int split_differing = 0;
+    for (int p = 0; p < kProbeRows; ++p)
+        for (std::size_t k = 1; k < where.size(); ++k) split_differing += split[std::size_t(p)][k] != split[std::size_t(p)][0];
+    const int placements = kProbeRows * int(where.size() - 1);
+    r.details = {{"placements", placements}, {"invariant_differing", differing}, {"split_differing", split_differing}};
+    const std::string about_b = strprintf("; (b), for comparison: %d of %d placements differ from the row alone", split_differing, placements);
+    if (differing > 0)
+        return fail(std::move(r),
+                    strprintf("%s (%d of %d placements differ from the row alone)", first.c_str(), differing, placements) + about_b,
+                    "choose the segments and the order of every addition from cols alone, never from the number of rows");
+    r = pass(std::move(r), strprintf("%d probe rows, each alone and first, last and inside batches of 7, 64 and 1024: the same "
+                                     "bits in all %d placements",
+                                     kProbeRows, placements + kProbeRows) +
+                               about_b);
+    return require_own_kernels(std::move(r), ctx, "(c)", seen);
+}
+
+// (d) and (c) read for floating-point atomic adds; (d) also run 50 times, its distinct results counted (not graded:
+// how often the order changes the bits depends on the GPU and the load).
+CorrectnessResult check_atomic_code(Context& ctx, const Shape& m1024, bool atomic) {
+    const Case& c = get_case(ctx, m1024);
+    const Variant& v = atomic ? kVariants[3] : kVariants[2];
+    const Output one = run_observed(v.launch, c.x.data(), c.g.data(), m1024.rows, m1024.cols, ctx.seed_for("lab10 code"));
+    CodeNeeds needs;
+    if (atomic) needs.float_atomics = true;
+    else needs.no_float_atomics = true;
+    CorrectnessResult r = kernel_code_verdict(ctx, one.seen, needs, v.title,
+                                              atomic ? "(d) adds each segment's partial sum to its row's total with atomicAdd"
+                                                     : "(c) adds every partial sum itself, in a fixed order: no atomicAdd on floats");
+    if (!atomic || !r.passed) return r;
+    const Repeats rep = repeat(ctx, v.launch, c, kRuns);
+    r.details["runs"] = kRuns;
+    r.details["distinct_results"] = rep.distinct;
+    r.message += strprintf("; %d runs on the same inputs gave %d distinct result%s", kRuns, rep.distinct, rep.distinct == 1 ? "" : "s");
+    if (rep.distinct > 1) r.message += strprintf(" (the first difference in row %d)", rep.first_row);
+    return r;
+}
+
+// ---- timings ---------------------------------------------------------------------------------------------------
+
+// A shape on two sets of inputs and outputs for the timing helpers to rotate over. A set's output is y followed by the
+// scales in one buffer (what a timed call writes, and what a verified call's copy holds); every timed call gets new x
+// and gamma and a scrambled workspace, and a verified call is judged on the host like a correctness check.
+struct TimedSets {
+    int rows = 0, cols = 0;
+    DeviceBuffer<bf16> x[2], g[2];
+    DeviceBuffer<unsigned char> out[2];
+    DeviceBuffer<float> work;
+    TimedSets(const Shape& s, std::uint64_t seed) : rows(s.rows), cols(s.cols), work(workspace_floats(s.rows)) {
+        for (int i = 0; i < 2; ++i) {
+            x[i] = DeviceBuffer<bf16>(s.count());
+            g[i] = DeviceBuffer<bf16>(std::size_t(cols));
+            out[i] = DeviceBuffer<unsigned char>(y_bytes() + std::size_t(rows) * sizeof(float));
+            refill(i, seed + 2 * std::uint64_t(i), nullptr);
+        }
+        CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    [[nodiscard]] std::size_t count() const { return std::size_t(rows) * std::size_t(cols); }
+    [[nodiscard]] std::size_t y_bytes() const { return count() * sizeof(bf16); }
+    [[nodiscard]] bf16* y(int i) { return reinterpret_cast<bf16*>(out[i].data()); }
+    [[nodiscard]] float* scale(int i) { return reinterpret_cast<float*>(out[i].data() + y_bytes()); }
+    void refill(int i, std::uint64_t seed, cudaStream_t s) {
+        fill_uniform_bf16_device(x[i].data(), count(), seed, -kInputRange, kInputRange, s);
+        fill_uniform_bf16_device(g[i].data(), std::size_t(cols), seed + 1, 0.5f, 1.5f, s);
+        fill_random_bytes_device(work.data(), work.bytes(), seed + 2, s);
+    }
+    void run(RmsNormLauncher f, int i, cudaStream_t s) {
+        f(x[i].data(), g[i].data(), y(i), scale(i), rows, cols, eps(), work.data(), s);
+    }
+    std::pair<void*, std::size_t> output(int i) { return output_of(out[i]); }
+    std::string verify(int i, const void* copy) {
+        std::vector<std::uint16_t> hx(count()), hg(static_cast<std::size_t>(cols));
+        CUDA_CHECK(cudaMemcpy(hx.data(), x[i].data(), x[i].bytes(), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(hg.data(), g[i].data(), g[i].bytes(), cudaMemcpyDeviceToHost));
+        Output o;
+        o.y.resize(count());
+        o.scale.resize(std::size_t(rows));
+        CUDA_CHECK(cudaMemcpy(o.y.data(), copy, y_bytes(), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(o.scale.data(), static_cast<const unsigned char*>(copy) + y_bytes(), o.scale.size() * sizeof(float),
+                              cudaMemcpyDeviceToHost));
+        double worst = 0;
+        return judge_rows(hx, hg, o, rows, cols, worst);
+    }
+    Rotation rotation(RmsNormLauncher f) {
+        return rotation_of(*this, [this, f](int i, cudaStream_t s) { run(f, i, s); });
+    }
+};
+
+// The given one-block-per-row kernel, on a shape's timed sets.
+SetBaseline<TimedSets> given_baseline(const Shape& s) {
+    return baseline_on<TimedSets>(
+        "given_" + s.tag, "the given one-block-per-row RMSNorm at " + s.title,
+        [s](Context& ctx) { return TimedSets(s, ctx.seed_for("lab10 baseline " + s.tag)); },
+        [](TimedSets& sets, int i, cudaStream_t st) { sets.run(&launch_rmsnorm_baseline, i, st); });
+}
+
+// The bytes a variant must move at the least: x read and y written, gamma read once, the scales written.
+double floor_bytes(const Shape& s) {
+    return 2.0 * double(s.count()) * sizeof(bf16) + double(s.cols) * sizeof(bf16) + double(s.rows) * sizeof(float);
+}
+
+// t(given) / t(variant) at a small batch.
+PerfResult split_speedup(Context& ctx, const SetBaseline<TimedSets>& given, const Shape& s, RmsNormLauncher f, const char* label) {
+    TimedSets sets(s, ctx.seed_for(std::string("lab10 timed ") + label));
+    PerfResult r = speedup_over(ctx, given, sets, sets.rotation(f), floor_bytes(s), label);
+    if (!r.skipped.empty()) return r;
+    const double t_work = r.details["work"]["median_ms"].get<double>(), t_base = r.details["baseline"]["median_ms"].get<double>();
+    r.message = strprintf("%s: %.2f µs against the given kernel's %.2f µs, interleaved, L2 flushed", s.title.c_str(), t_work * 1e3,
+                          t_base * 1e3);
+    return r;
+}
+
+}  // namespace
+
+void register_checks(Lab& lab) {
+    const std::vector<Shape> all = shapes(lab);
+    for (const Variant& v : kVariants)
+        for (const Shape& s : all)
+            lab.correctness(std::string("correct.") + v.id + "." + s.tag, std::string(v.title) + ", " + s.title, 1,
+                            [&v, s](Context& ctx) { return check_variant(ctx, v, s); });
+    const Shape m1 = all[0], m1024 = all[2];
+    for (const Variant& v : kVariants)
+        lab.correctness(std::string("launches.") + v.id, std::string(v.title) + ": kernels and launches at M = 1 (observed)", 2,
+                        [&v, m1](Context& ctx) { return check_launches(ctx, v, m1); });
+    lab.correctness("determinism.invariant", "(c) bit-identical over 50 runs, M = 1024 (observed)", 4,
+                    [m1024](Context& ctx) { return check_determinism(ctx, m1024); });
+    lab.correctness("invariance.invariant", "(c) a row's bits alone and in batches of 7, 64, 1024 (observed)", 6, check_invariance);
+    lab.correctness("code.invariant", "(c)'s kernels hold no floating-point atomic add (their machine code)", 2,
+                    [m1024](Context& ctx) { return check_atomic_code(ctx, m1024, false); });
+    lab.correctness("code.atomic", "(d)'s kernels add with floating-point atomics (their machine code); its runs counted", 2,
+                    [m1024](Context& ctx) { return check_atomic_code(ctx, m1024, true); });
+
+    // (a) at the chapter's shape against a copy of the bytes it must move (x read, y written: 16 MiB; gamma and the
+    // scales are 12 KiB more). Bars from the solution on an H200 (the handout's table).
+    const CopyBaseline copy = copy_baseline(2.0 * double(m1024.count()) * sizeof(bf16));
+    const PerfSpec bw{.requires_check = "correct.rows.m1024", .pass_bar = kRowsCopyPass, .full_bar = kRowsCopyFull,
+                      .unit = "of copy BW", .baseline = copy.baseline};
+    lab.performance("perf.rows_copy_m1024", "(a) bandwidth, M = 1024 (vs copy)", 15, bw, [m1024, copy](Context& ctx) {
+        TimedSets sets(m1024, ctx.seed_for("lab10 timed rows"));
+        PerfResult r = fraction_of_copy_bandwidth(ctx, copy, sets.rotation(&launch_rmsnorm_rows), "lab10 rows M=1024");
+        r.floor.ratio_at_most(kCopyHeadroom, "(a) moves at least the bytes of the copy it is timed against, in the same loop");
+        return r;
+    });
+    // The split variants at the batch sizes of decoding, against the given one-block-per-row kernel.
+    for (const Shape& s : split_shapes()) {
+        const SetBaseline<TimedSets> given = given_baseline(s);
+        lab.performance("perf.split_" + s.tag, "(b) vs one block per row, " + s.title, kSplitPoints,
+                        PerfSpec{.requires_check = "correct.split.long", .pass_bar = kSplitPass, .full_bar = kSplitFull,
+                                 .unit = "x given", .baseline = given.baseline},
+                        [s, given](Context& ctx) { return split_speedup(ctx, given, s, &launch_rmsnorm_split, "lab10 split"); });
+        lab.performance("perf.invariant_" + s.tag, "(c) vs one block per row, " + s.title, kInvariantPoints,
+                        PerfSpec{.requires_check = "invariance.invariant", .pass_bar = kInvariantPass, .full_bar = kInvariantFull,
+                                 .unit = "x given", .baseline = given.baseline},
+                        [s, given](Context& ctx) { return split_speedup(ctx, given, s, &launch_rmsnorm_invariant, "lab10 invariant"); });
+    }
+}
