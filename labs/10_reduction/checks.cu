@@ -33,7 +33,7 @@ using namespace gpulab::grader;
 
 namespace {
 
-constexpr float kInputRange = 1.25f;  // x uniform in ±1.25: a mean square near 0.52, the chapter's row (≈ 2038 / 4096)
+constexpr float kInputRange = 1.25f;  // x uniform in ±1.25: a mean square near 0.52 (the chapter's row: 2038 / 4096)
 constexpr double kUnit = 0x1p-24;     // FP32's unit roundoff
 
 // Qwen3-8B's rms_norm_eps (1e-6), from the datasets.
@@ -93,7 +93,7 @@ std::vector<Shape> split_shapes() {
 constexpr double kRowsCopyPass = 0.60, kRowsCopyFull = 0.85;
 constexpr double kSplitPass = 1.5, kSplitFull = 3.0;
 constexpr double kInvariantPass = 1.3, kInvariantFull = 2.0;
-constexpr double kSplitPoints = 7, kInvariantPoints = 4;
+constexpr double kSplitPoints = 6, kInvariantPoints = 3;
 
 // Inputs of one shape, on host (bits) and device.
 struct Case {
@@ -568,7 +568,7 @@ void register_checks(Lab& lab) {
     const std::vector<Shape> all = shapes(lab);
     for (const Variant& v : kVariants)
         for (const Shape& s : all)
-            lab.correctness(std::string("correct.") + v.id + "." + s.tag, std::string(v.title) + ", " + s.title, 1,
+            lab.correctness(std::string("correct.") + v.id + "." + s.tag, std::string(v.title) + ", " + s.title, 0.75,
                             [&v, s](Context& ctx) { return check_variant(ctx, v, s); });
     const Shape m1 = all[0], m1024 = all[2];
     for (const Variant& v : kVariants)
