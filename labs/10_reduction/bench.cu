@@ -2,7 +2,8 @@
 // (the chapter's row, and rows long enough that one block per row cannot stream one fast), with the given kernel and
 // the four variants. Counters: time, GB/s of the bytes every variant must move (x read, y written, gamma read once,
 // the scales written) and this GPU's copy bandwidth (measured at start-up). At small M a row's length decides whether
-// splitting pays (the blocks each variant launched are in Nsight Systems' timeline); at large M the bytes decide.
+// splitting pays (the blocks each variant launched are in Nsight Systems' timeline); at large M the bytes decide. And,
+// on the host, what the number of segments does to the error of a row's FP32 sum (`ulps/S`).
 //
 //   build/labs/10_reduction/lab10_bench --benchmark_format=json > bench.json   (your code)
 //   labs/10_reduction/results_table.py bench.json labs/10_reduction/README.md  (redraws the handout's table)
@@ -11,6 +12,8 @@
 #include "labs/bench.hpp"
 #include "labs/bf16.hpp"
 #include "labs/ceilings.hpp"
+#include "labs/models/reduction.hpp"
+#include "labs/numeric.hpp"
 #include "labs/random.hpp"
 #include "rmsnorm.hpp"
 
@@ -48,8 +51,43 @@ void args(benchmark::internal::Benchmark* b) {
     b->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
+// Not a timing: the sum of squares of 64 rows of 4096 BF16 values (uniform in ±1.25, as the grader draws them), each row
+// cut into S segments added left to right and their partial sums then added left to right, in FP32
+// (models::fp32_sum_in_order): the mean and largest distance from the exact sum, in FP32 ULPs of the sum, against S —
+// the handout's figure of what segments do to the error (the chapter's row: 175.2 ULP for S = 1, 9.2 for S = 8).
+void ulps(benchmark::State& state) {
+    const int segments = static_cast<int>(state.range(0)), cols = 4096, rows = 64;
+    std::vector<std::uint16_t> bits(std::size_t(rows) * cols);
+    gpulab::fill_uniform_bf16(bits, 10, -1.25f, 1.25f);
+    double mean = 0, most = 0;
+    for (auto _ : state) {
+        mean = most = 0;
+        for (int r = 0; r < rows; ++r) {
+            std::vector<float> squares(cols), partials;
+            double exact = 0;
+            for (int j = 0; j < cols; ++j) {
+                const float x = gpulab::bf16_bits_to_float(bits[std::size_t(r) * cols + j]);
+                squares[std::size_t(j)] = x * x;
+                exact += double(x) * x;
+            }
+            const int length = (cols + segments - 1) / segments;
+            for (int lo = 0; lo < cols; lo += length)
+                partials.push_back(gpulab::models::fp32_sum_in_order(
+                    std::span<const float>(squares).subspan(std::size_t(lo), std::size_t(std::min(length, cols - lo)))));
+            const double ulp = std::ldexp(1.0, std::ilogb(exact) - 23);
+            const double d = std::fabs(gpulab::models::fp32_sum_in_order(partials) - exact) / ulp;
+            mean += d / rows;
+            most = std::max(most, d);
+        }
+    }
+    state.counters["segments"] = segments;
+    state.counters["ulp_mean"] = mean;
+    state.counters["ulp_max"] = most;
+}
+
 }  // namespace
 
+BENCHMARK(ulps)->RangeMultiplier(2)->Range(1, 64)->Iterations(1);
 BENCHMARK_CAPTURE(run, given, &launch_rmsnorm_baseline)->Apply(args);
 BENCHMARK_CAPTURE(run, rows, &launch_rmsnorm_rows)->Apply(args);
 BENCHMARK_CAPTURE(run, split, &launch_rmsnorm_split)->Apply(args);
