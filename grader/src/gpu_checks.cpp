@@ -145,6 +145,38 @@ CorrectnessResult observed_kernel_count(const Observation& seen, std::size_t exp
     return r;
 }
 
+namespace {
+
+void add_code(KernelCode& total, const KernelCode& k) {
+    total.instructions += k.instructions, total.wgmma += k.wgmma, total.mma_sync += k.mma_sync;
+    total.tma_load += k.tma_load, total.bulk_copy += k.bulk_copy, total.cp_async += k.cp_async;
+    total.float_atomics += k.float_atomics;
+}
+
+// What kernels holding @p total together lack of @p needs, or hold against it: "no wgmma (warpgroup MMA)", "256
+// mma.sync (warp MMA)", ...; empty when they hold what is needed.
+std::vector<std::string> code_shortfall(const KernelCode& total, const CodeNeeds& needs) {
+    std::vector<std::string> out;
+    if (needs.wgmma && total.wgmma == 0) out.push_back("no wgmma (warpgroup MMA)");
+    // The copy engine of Hopper's TMA moves a tile by tensor map (cp.async.bulk.tensor) or as contiguous bytes
+    // (cp.async.bulk): either is a TMA load.
+    if (needs.tma_load && total.tma_load + total.bulk_copy == 0) out.push_back("no TMA load");
+    if (needs.no_mma_sync && total.mma_sync > 0) out.push_back(std::to_string(total.mma_sync) + " mma.sync (warp MMA)");
+    if (needs.no_cp_async && total.cp_async > 0) out.push_back(std::to_string(total.cp_async) + " cp.async copies");
+    if (needs.float_atomics && total.float_atomics == 0) out.push_back("no floating-point atomic add");
+    if (needs.no_float_atomics && total.float_atomics > 0)
+        out.push_back(std::to_string(total.float_atomics) + " floating-point atomic add" + (total.float_atomics == 1 ? "" : "s"));
+    return out;
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+    std::string m;
+    for (const std::string& x : parts) m += (m.empty() ? "" : ", ") + x;
+    return m;
+}
+
+}  // namespace
+
 CorrectnessResult kernel_code_verdict(const Context& ctx, const Observation& seen, const CodeNeeds& needs, const std::string& what,
                                       const std::string& hint) {
     CorrectnessResult r;
@@ -178,9 +210,7 @@ CorrectnessResult kernel_code_verdict(const std::vector<ObservedKernel>& kernels
         list.push_back({{"kernel", n}, {"instructions", code->instructions}, {"wgmma", code->wgmma}, {"mma_sync", code->mma_sync},
                         {"tma_load", code->tma_load}, {"bulk_copy", code->bulk_copy}, {"cp_async", code->cp_async},
                         {"float_atomics", code->float_atomics}});
-        total.instructions += code->instructions, total.wgmma += code->wgmma, total.mma_sync += code->mma_sync;
-        total.tma_load += code->tma_load, total.bulk_copy += code->bulk_copy, total.cp_async += code->cp_async;
-        total.float_atomics += code->float_atomics;
+        add_code(total, *code);
     }
     r.details = {{"kernels", list},
                  {"needs", {{"wgmma", needs.wgmma}, {"tma_load", needs.tma_load}, {"no_mma_sync", needs.no_mma_sync},
@@ -188,21 +218,8 @@ CorrectnessResult kernel_code_verdict(const std::vector<ObservedKernel>& kernels
                             {"no_float_atomics", needs.no_float_atomics}}}};
     const std::string of = " among " + std::to_string(total.instructions) + " instructions";
     const std::string where = done.size() == 1 ? "its kernel" : "its " + std::to_string(done.size()) + " kernels";
-    std::vector<std::string> missing;
-    if (needs.wgmma && total.wgmma == 0) missing.push_back("no wgmma (warpgroup MMA)");
-    // The copy engine of Hopper's TMA moves a tile by tensor map (cp.async.bulk.tensor) or as contiguous bytes
-    // (cp.async.bulk): either is a TMA load.
-    if (needs.tma_load && total.tma_load + total.bulk_copy == 0) missing.push_back("no TMA load");
-    if (needs.no_mma_sync && total.mma_sync > 0) missing.push_back(std::to_string(total.mma_sync) + " mma.sync (warp MMA)");
-    if (needs.no_cp_async && total.cp_async > 0) missing.push_back(std::to_string(total.cp_async) + " cp.async copies");
-    if (needs.float_atomics && total.float_atomics == 0) missing.push_back("no floating-point atomic add");
-    if (needs.no_float_atomics && total.float_atomics > 0)
-        missing.push_back(std::to_string(total.float_atomics) + " floating-point atomic add" + (total.float_atomics == 1 ? "" : "s"));
-    if (!missing.empty()) {
-        std::string m;
-        for (const std::string& x : missing) m += (m.empty() ? "" : ", ") + x;
-        return fail(r, what + ": " + where + " hold" + (done.size() == 1 ? "s " : " ") + m + of, hint);
-    }
+    const std::vector<std::string> missing = code_shortfall(total, needs);
+    if (!missing.empty()) return fail(r, what + ": " + where + " hold" + (done.size() == 1 ? "s " : " ") + joined(missing) + of, hint);
     // What was asked about, counted: the Hopper kinds, the atomics, or both.
     const bool hopper = needs.wgmma || needs.tma_load || needs.no_mma_sync || needs.no_cp_async;
     const bool atomics = needs.float_atomics || needs.no_float_atomics;
@@ -436,11 +453,33 @@ RotationRun time_rotation(const SetEnqueue& baseline, const Rotation& work, cons
 }
 
 // What every rotation-timed result carries.
-void finish_rotation(const Context& ctx, const Baseline& baseline, const RotationRun& run, PerfResult& r) {
+// The graded code's own kernels that the timed calls ran, read for what Rotation::code asks: "" when they hold it, or
+// when their code cannot be read here (the part's code check says why); else what they lack, for a wrong result.
+std::string timed_code_shortfall(const Context& ctx, const Observation& seen, const CodeNeeds& needs) {
+    if (!observation_skip().empty() || ctx.own_symbols.empty()) return {};
+    KernelCode total;
+    std::set<std::string> done;
+    std::string names;
+    for (const ObservedKernel& k : seen.graded_kernels()) {
+        if (!k.own || !done.insert(k.name).second) continue;  // another's kernel in a timed call: judge_observation()
+        const std::optional<KernelCode> code = Observer::instance().kernel_code(k.name);
+        if (!code || !code->known) return {};
+        add_code(total, *code);
+        names += (names.empty() ? "" : ", ") + kernel_name(k.name);
+    }
+    if (done.empty()) return {};
+    const std::vector<std::string> missing = code_shortfall(total, needs);
+    if (missing.empty()) return {};
+    return "the timed calls ran " + names + ", whose machine code holds " + joined(missing) +
+           " — not the kernels the part's code check read in the call it observed";
+}
+
+void finish_rotation(const Context& ctx, const Baseline& baseline, const RotationRun& run, const Rotation& work, PerfResult& r) {
     r.wrong_result = run.wrong;
     r.details["verified_calls"] = run.verified;
     compare_baseline(ctx, baseline, run.ab.a, r);
     judge_observation(ctx, run.seen, r);
+    if (work.code && r.wrong_result.empty()) r.wrong_result = timed_code_shortfall(ctx, run.seen, *work.code);
 }
 
 }  // namespace
@@ -473,7 +512,7 @@ PerfResult fraction_of_copy_bandwidth(const Context& ctx, const CopyBaseline& co
                           ab.b.count);
     r.details = {{"work", ab.b}, {"copy", ab.a}, {"bytes_moved", bytes_moved}, {"work_gbps", gbps}, {"copy_gbps", copy_gbps}};
     if (const auto start = ctx.ceiling("d2d_copy_gbps")) r.details["copy_gbps_at_start_of_run"] = *start;
-    finish_rotation(ctx, copy_baseline.baseline, run, r);
+    finish_rotation(ctx, copy_baseline.baseline, run, work, r);
     return r;
 }
 
@@ -509,7 +548,7 @@ PerfResult speedup_over(const Context& ctx, const Baseline& baseline, const SetE
     r.floor.bytes = floor_bytes;
     r.message = strprintf("%.4g ms vs baseline %.4g ms (interleaved, L2 flushed)", ab.b.median_ms, ab.a.median_ms);
     r.details = {{"work", ab.b}, {"baseline", ab.a}};
-    finish_rotation(ctx, baseline, run, r);
+    finish_rotation(ctx, baseline, run, work, r);
     return r;
 }
 

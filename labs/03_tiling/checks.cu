@@ -392,6 +392,9 @@ GivenGemm given_gemm(const char* id, Launcher f, const char* name, const Shape& 
             name, &s};
 }
 
+// What part v4's kernels must hold: in the calls code.v4 observes, and in every timed call.
+constexpr CodeNeeds kV4Code{.wgmma = true, .tma_load = true, .no_mma_sync = true, .no_cp_async = true};
+
 // t(baseline) / t(variant) on the given GEMM's shape, timed interleaved with the L2 flushed before each run.
 PerfResult timed_ratio(Context& ctx, const GivenGemm& given, Launcher variant, const char* label, bool tensor_cores,
                        bool hopper = false) {
@@ -403,7 +406,8 @@ PerfResult timed_ratio(Context& ctx, const GivenGemm& given, Launcher variant, c
         }
     }
     TimedSets sets(ctx.seed_for(std::string("lab03 timed ") + label), *given.shape);
-    const Rotation work = rotation_of(sets, [&](int i, cudaStream_t st) { sets.run(variant, i, sets.c[i].data(), st); });
+    Rotation work = rotation_of(sets, [&](int i, cudaStream_t st) { sets.run(variant, i, sets.c[i].data(), st); });
+    if (hopper) work.code = kV4Code;  // every timed call on the kernels code.v4 read, not others
     // Floors: A and W read once and C written once (128 MiB) at the copy rate, and the FLOPs. v3 may use the
     // tensor cores (cuBLAS's measured BF16 rate plus headroom: about 1.4x cuBLAS at most); v1 and v2 are the
     // handout's CUDA-core kernels (multiply-adds from shared memory and registers), bound by the FP32 FMA
@@ -490,7 +494,7 @@ CorrectnessResult check_v4_hazards(Context& ctx) {
 // cp.async, in the kernels one call ran at each timed shape (inputs drawn from the run's seed).
 CorrectnessResult check_v4_code(Context& ctx) {
     if (std::string why = v4_unavailable(); !why.empty()) return skipped_v4(why);
-    const CodeNeeds needs{.wgmma = true, .tma_load = true, .no_mma_sync = true, .no_cp_async = true};
+    const CodeNeeds needs = kV4Code;
     const std::string hint =
         "part v4 is the Hopper path: its tiles arrive by TMA (sm90::tma_load_2d) and its products are wgmma "
         "(gpulab::sm90::wgmma_* in labs/wgmma_ops.cuh); a kernel that multiplies with mma.sync is part v3's";

@@ -529,7 +529,10 @@ struct TimedSets {
         return judge_rows(hx, hg, o, rows, cols, worst);
     }
     Rotation rotation(RmsNormLauncher f) {
-        return rotation_of(*this, [this, f](int i, cudaStream_t s) { run(f, i, s); });
+        Rotation r = rotation_of(*this, [this, f](int i, cudaStream_t s) { run(f, i, s); });
+        // (c) timed on kernels without floating-point atomics, as code.invariant read them in the call it observed.
+        if (f == &launch_rmsnorm_invariant) r.code = CodeNeeds{.no_float_atomics = true};
+        return r;
     }
 };
 

@@ -310,6 +310,11 @@ struct Rotation {
     /// Checks a copy of the set's output (device memory, as many bytes as output() says) against the set's
     /// current inputs: "" when right, else why.
     std::function<std::string(int set, const void* output_copy)> verify;
+    /// What the machine code of the graded code's own kernels that the timed calls ran must hold together, read as a
+    /// part's code check reads one observed call (kernel_code_verdict()): a part graded for its instructions is timed
+    /// on them, not on other kernels it switches to after the calls its code check saw. When they fall short, the
+    /// check fails as a wrong result. Unset: not read.
+    std::optional<CodeNeeds> code;
 };
 
 /** @brief A device buffer as a Rotation's output: its pointer and bytes. */
