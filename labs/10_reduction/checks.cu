@@ -25,6 +25,7 @@
 #include "labs/numeric.hpp"
 #include "labs/random.hpp"
 #include "labs/text.hpp"
+#include "judge.hpp"
 #include "rmsnorm.hpp"
 #include "rmsnorm_math.cuh"
 
@@ -34,7 +35,6 @@ using namespace gpulab::grader;
 namespace {
 
 constexpr float kInputRange = 1.25f;  // x uniform in ±1.25: a mean square near 0.52 (the chapter's row: 2038 / 4096)
-constexpr double kUnit = 0x1p-24;     // FP32's unit roundoff
 
 // Qwen3-8B's rms_norm_eps (1e-6), from the datasets.
 float eps() {
@@ -149,72 +149,12 @@ Output run_observed(RmsNormLauncher launch, const bf16* x, const bf16* g, int ro
     return out;
 }
 
-// ---- judging a row -----------------------------------------------------------------------------------------------
+// ---- judging a row (judge.hpp) ---------------------------------------------------------------------------------
 
-// The exact sum of squares of a row (each square is exact in double, and so is their sum for the row lengths here:
-// 2^16-bit squares, fewer than 2^21 of them).
-double exact_sum(const std::uint16_t* x, int cols) {
-    double s = 0;
-    for (int j = 0; j < cols; ++j) {
-        const double v = bf16_bits_to_float(x[j]);
-        s += v * v;
-    }
-    return s;
-}
-
-// The worst-case relative error of adding n non-negative FP32 values in any order: γ(n − 1) = (n − 1)u / (1 − (n − 1)u).
-double sum_bound(int n) {
-    const double k = double(std::max(n - 1, 0)) * kUnit;
-    return k / (1 - k);
-}
-
-// The scale's worst case: half the sum's relative error (through the square root), scaled by how much of the mean
-// square eps is not, plus one rounding each for the division, the addition, the root and the reciprocal.
-double scale_bound(int n, double mean_square, double e) {
-    return 0.5 * sum_bound(n) * mean_square / (mean_square + e) + 4 * kUnit;
-}
-
-struct RowVerdict {
-    std::string wrong;   // "" when right
-    double scale_units = 0;  // |scale / exact − 1| in units of u
-};
-
-// Row r of an output: its scale within the bound, and every element normalize(x, that scale, gamma), bit for bit.
-RowVerdict judge_row(const std::uint16_t* x, const std::uint16_t* g, const std::uint16_t* y, float scale, int cols, int r) {
-    RowVerdict v;
-    const double e = eps();
-    const double mean = exact_sum(x, cols) / cols;
-    const double exact = 1.0 / std::sqrt(mean + e);
-    if (is_poison(scale)) {
-        v.wrong = strprintf("row %d: its scale was never written", r);
-        return v;
-    }
-    if (!std::isfinite(scale)) {
-        v.wrong = strprintf("row %d: its scale is %g", r, double(scale));
-        return v;
-    }
-    const double rel = std::fabs(double(scale) / exact - 1);
-    v.scale_units = rel / kUnit;
-    const double bound = scale_bound(cols, mean, e);
-    if (rel > bound) {
-        v.wrong = strprintf("row %d: scale %.9g, exact %.9g: %.1f u away, beyond the %.1f u that any order of the row's %d "
-                            "additions allows (u = 2^-24)",
-                            r, double(scale), exact, rel / kUnit, bound / kUnit, cols);
-        return v;
-    }
-    for (int j = 0; j < cols; ++j) {
-        const __nv_bfloat16 want = rmsnorm::normalize(std::bit_cast<__nv_bfloat16>(x[j]), scale, std::bit_cast<__nv_bfloat16>(g[j]));
-        const std::uint16_t w = std::bit_cast<std::uint16_t>(want);
-        if (y[j] != w) {
-            v.wrong = is_poison(y[j]) ? strprintf("row %d, column %d: never written", r, j)
-                                      : strprintf("row %d, column %d: 0x%04x, but normalize(x, the row's scale %.9g, gamma) is "
-                                                  "0x%04x",
-                                                  r, j, unsigned(y[j]), double(scale), unsigned(w));
-            return v;
-        }
-    }
-    return v;
-}
+using lab10::judge_row;
+using lab10::kUnit;
+using lab10::RowVerdict;
+using lab10::scale_bound;
 
 // Every row of an output; "" when all are right, else the first wrong one (and how many are). The worst scale error
 // goes into `worst` (units of u).
@@ -225,7 +165,7 @@ std::string judge_rows(const std::vector<std::uint16_t>& hx, const std::vector<s
     worst = 0;
     for (int r = 0; r < rows; ++r) {
         const std::size_t at = std::size_t(r) * std::size_t(cols);
-        const RowVerdict v = judge_row(hx.data() + at, hg.data(), out.y.data() + at, out.scale[std::size_t(r)], cols, r);
+        const RowVerdict v = judge_row(hx.data() + at, hg.data(), out.y.data() + at, out.scale[std::size_t(r)], cols, eps(), r);
         worst = std::max(worst, v.scale_units);
         if (!v.wrong.empty() && wrong++ == 0) first = v.wrong;
     }
@@ -431,7 +371,7 @@ CorrectnessResult check_invariance(Context& ctx) {
         const auto& alone = mine[std::size_t(p)][0];
         float s = 0;
         std::memcpy(&s, alone.data() + cols, sizeof s);
-        const RowVerdict v = judge_row(probes.hx.data() + std::size_t(p) * std::size_t(cols), probes.hg.data(), alone.data(), s, cols, p);
+        const RowVerdict v = judge_row(probes.hx.data() + std::size_t(p) * std::size_t(cols), probes.hg.data(), alone.data(), s, cols, eps(), p);
         if (!v.wrong.empty()) return fail(std::move(r), "(c), probe row alone in a batch of 1: " + v.wrong, kHint);
     }
     int differing = 0;
