@@ -19,6 +19,13 @@ models::SplitReduction split(std::int64_t rows, std::int64_t cols, std::int64_t 
     return models::split_reduction({rows, cols, segments});
 }
 
+// The calculator's run for a split of [rows, cols] into `segments` (BF16).
+CalcRun split_run(std::int64_t rows, std::int64_t cols, std::int64_t segments) {
+    return {.model = "split-reduction",
+            .params = {{"rows", std::to_string(rows)}, {"cols", std::to_string(cols)}, {"segments", std::to_string(segments)},
+                       {"elem-bytes", "2"}}};
+}
+
 // FP32 sum of 1 and `tiny` copies of 2^-24, the 1 first or last, added left to right.
 double one_and_tiny(int tiny, bool one_first) {
     std::vector<float> v(static_cast<std::size_t>(tiny), std::ldexp(1.0f, -24));
@@ -54,6 +61,9 @@ void register_answers(Lab& lab) {
     // The two results differ by 2^-23 ≈ 1.2e-7 relative: the tolerance must tell them apart.
     lab.number("order.sum_large_first", "FP32: (1 + 2^-24) + 2^-24", 0.25, 1e-9, [] { return one_and_tiny(2, true); });
     lab.number("order.sum_small_first", "FP32: 1 + (2^-24 + 2^-24)", 0.25, 1e-9, [] { return one_and_tiny(2, false); });
+    // `grader calc split-reduction` works these: at their inputs it shows the method, not the numbers.
+    lab.graded_calc("split.*, order.merge_orders", split_run(1024, 4096, 8));
+    lab.graded_calc("split.one_group_*", split_run(1024, 4096, 1));
     lab.choice("which.batch_dependent", "Which variant's output for a row can change with the number of rows in the batch?",
                {"rows", "split", "invariant", "atomic"}, 0.5, [] { return std::string("split"); });
     lab.choice("which.run_dependent", "Which variant's output can change from one run to the next on the same inputs?",
@@ -100,11 +110,18 @@ void register_answers(Lab& lab) {
                         [](const CaseValues& v) { return double(models::longest_rounding_path(v.at("n"), v.at("segments"))); });
     lab.number_for_case("bound", "bound.case.best_segments", "The fewest segments that make the longest chain shortest", 2, 0.0,
                         [](const CaseValues& v) { return double(models::best_segment_count(v.at("n"))); });
+    // The chains depend on the row's length and the segments alone: any rows.
+    lab.graded_calc_for_case("bound", "bound.case.*", [](const CaseValues& v) {
+        return CalcRun{.model = "split-reduction", .params = {{"cols", std::to_string(v.at("n"))}, {"segments", std::to_string(v.at("segments"))}}};
+    });
     lab.number_for_case("bound", "bound.case.relative_bound", "The worst relative error with `segments` segments (γ of the chain)",
                         1, 0.01, [](const CaseValues& v) {
                             return models::fp32_error_bound(models::longest_rounding_path(v.at("n"), v.at("segments")));
                         });
 
+    lab.graded_calc_for_case("split", "split.case.*", [](const CaseValues& v) {
+        return split_run(v.at("rows"), v.at("cols"), v.at("segments"));
+    });
     lab.number_for_case("split", "split.case.merge_orders", "Orders of adding a row's partial sums one after another", 1, 0.0,
                         [](const CaseValues& v) { return double(models::merge_orders(int(v.at("segments")))); });
     lab.number_for_case("split", "split.case.tree_depth", "Levels of a pairwise (tree) merge of a row's partial sums", 1, 0.0,

@@ -3,6 +3,7 @@
 // that they do not compute.
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "calc_context.hpp"
@@ -12,6 +13,7 @@
 #include "labs/models/launch.hpp"
 #include "labs/models/occupancy.hpp"
 #include "labs/models/pipeline.hpp"
+#include "labs/models/reduction.hpp"
 #include "labs/models/request.hpp"
 #include "labs/models/roofline.hpp"
 #include "labs/models/shapes.hpp"
@@ -215,6 +217,40 @@ void run_fusion_chain(Context& c) {
     c.step("saved_bytes_per_row", saved_per_row, "bytes", "(all_separate − all_fused) / rows");
     c.result("min_rows_for_overhead", static_cast<double>(min_rows_to_amortize(saved_per_row, overhead_us, bw)), "rows",
              "smallest r with r · saved_bytes_per_row / memory_bandwidth_gbps > overhead_us");
+}
+
+// ---------------------------------------------------------------------------------------------
+void run_split_reduction(Context& c) {
+    const std::int64_t rows = c.whole("rows");
+    const std::int64_t cols = c.whole("cols");
+    const std::int64_t segments = c.whole("segments");
+    const int elem = static_cast<int>(c.whole("elem-bytes"));
+    if (segments > cols) throw std::invalid_argument("split-reduction: segments must not exceed cols");
+    const SplitReduction one = split_reduction({rows, cols, 1, elem, 4});
+    const SplitReduction s = split_reduction({rows, cols, segments, elem, 4});
+    c.step("input_bytes", s.input_bytes, "bytes", "rows · cols · elem_bytes (x; gamma read per row and y written: the same)");
+    c.step("one_group_bytes", one.total_bytes, "bytes", "x read + gamma read per row + y written");
+    c.result("one_group_mib", to_mib(one.total_bytes), "MiB", "one_group_bytes / 2^20");
+    c.result("first_stage_tasks", static_cast<double>(s.first_stage_tasks), "tasks", "rows · segments");
+    c.step("partial_sums_bytes", s.partial_sums_bytes, "bytes", "rows · segments · 4 (none with one segment)");
+    c.result("partial_sums_kib", to_kib(s.partial_sums_bytes), "KiB", "partial_sums_bytes / 2^10");
+    c.step("scales_bytes", s.scales_bytes, "bytes", "rows · 4 (none with one segment)");
+    c.result("scales_kib", to_kib(s.scales_bytes), "KiB", "scales_bytes / 2^10");
+    c.step("reread_bytes", s.reread_bytes, "bytes", "x read again to normalise (none with one segment)");
+    c.step("total_bytes", s.total_bytes, "bytes", "one_group_bytes + reread_bytes + 2 · (partial_sums_bytes + scales_bytes)");
+    c.result("total_mib", to_mib(s.total_bytes), "MiB", "total_bytes / 2^20");
+    c.result("extra_mib", to_mib(s.total_bytes - one.total_bytes), "MiB", "(total_bytes − one_group_bytes) / 2^20");
+    c.result("launches", s.launches, "launches", "1 with one segment; 3 split (partial sums, merge, normalise)");
+    c.result("row_fp32_kib", to_kib(one.temp_per_task_bytes), "KiB", "cols · 4 / 2^10");
+    c.result("segment_fp32_kib", to_kib(s.temp_per_task_bytes), "KiB", "cols / segments · 4 / 2^10");
+    const std::int64_t chain = longest_rounding_path(cols, segments);
+    c.result("one_segment_chain", static_cast<double>(longest_rounding_path(cols, 1)), "roundings", "cols − 1");
+    c.result("longest_chain", static_cast<double>(chain), "roundings", "(⌈cols / segments⌉ − 1) + (segments − 1)");
+    c.result("best_segments", static_cast<double>(best_segment_count(cols)), "segments",
+             "the fewest segments whose longest chain is the shortest (near √cols)");
+    c.result("relative_bound", fp32_error_bound(chain), "", "γ(longest_chain) = k·u / (1 − k·u), u = 2^-24");
+    if (segments <= 20) c.result("merge_orders", static_cast<double>(merge_orders(static_cast<int>(segments))), "orders", "segments!");
+    c.result("tree_depth", pairwise_merge_depth(segments), "levels", "⌈log2 segments⌉ (a pairwise merge)");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -507,6 +543,14 @@ std::vector<Entry> make_registry() {
                    p("overhead-us", "µs", K::non_negative, "5", "fixed overhead of the fused kernel (Experiment 5-2)")},
                   "RTX PRO 6000"},
                  run_fusion_chain});
+    r.push_back({{"split-reduction", "a row reduction (RMSNorm) split into segments: tasks, bytes, launches, rounding chains",
+                  "5.2.4",
+                  {p("rows", "rows", K::count, "model:running_example_tokens", "rows (tokens)"),
+                   p("cols", "elements", K::count, "model:hidden_size", "elements per row"),
+                   p("segments", "segments", K::count, "8", "segments per row (1: one group per row)"),
+                   p("elem-bytes", "bytes", K::count, "model:dtype_bytes", "bytes per input, gamma and output element")},
+                  ""},
+                 run_split_reduction});
     r.push_back({{"pipeline", "two-stage pipeline through buffer slots: T_pipe and the full/empty timeline", "5.3.2",
                   {p("blocks", "blocks", K::count, "4", "blocks (or segments)"),
                    p("move-us", "µs", K::non_negative, "1.29", "stage 1 per block (copy, or host preparation)"),

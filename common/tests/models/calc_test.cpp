@@ -150,6 +150,17 @@ TEST_CASE("calc: the defaults reproduce the chapter's worked examples", "[models
     CHECK(calculate("fusion-chain", {{"split", "2,1"}}).number("total_mib") == 108);
     CHECK(calculate("fusion-chain", {{"split", "fused"}}).number("peak_mib") == 60);
     CHECK(calculate("fusion-chain", {{"quant-bytes", "0"}, {"split", "fused"}}).number("total_mib") == 72);
+    // Section 5.2.4's split of [1024, 4096] into 8 segments (the defaults), and one group per row.
+    const Derivation sr = calculate("split-reduction", {});
+    CHECK(prints_as(sr.number("total_mib"), 32.1, 1));
+    CHECK(sr.number("one_group_mib") == 24);
+    CHECK(sr.number("first_stage_tasks") == 8192);
+    CHECK(sr.number("launches") == 3);
+    CHECK(sr.number("longest_chain") == 518);
+    CHECK(sr.number("merge_orders") == 40320);
+    CHECK(calculate("split-reduction", {{"segments", "1"}}).number("launches") == 1);
+    CHECK(calculate("split-reduction", {{"segments", "1"}}).number("total_mib") == 24);
+    CHECK_THROWS(calculate("split-reduction", {{"cols", "4"}, {"segments", "8"}}));
     const Derivation pl = calculate("pipeline", {});
     CHECK(prints_as(pl.number("total_us"), 5.44, 2));
     CHECK(pl.number("block_2_move_start_us") == Approx(2.58));
