@@ -196,7 +196,7 @@ CorrectnessResult check_variant(Context& ctx, const Variant& v, const Shape& s) 
 
 // What a variant ran at M = 1: (a) one kernel; the split variants 2 or 3 kernels (partial sums, merge, normalise: the
 // chapter's three, or the merge folded into the last), the first of them more than one block for the row, and (d) at
-// most one memset besides (its totals zeroed); no copies.
+// most one memset besides (its totals zeroed); no copies, and no memory of its own (the workspace is given).
 CorrectnessResult check_launches(Context& ctx, const Variant& v, const Shape& m1) {
     const Case& c = get_case(ctx, m1);
     const Output out = run_observed(v.launch, c.x.data(), c.g.data(), 1, m1.cols, ctx.seed_for("lab10 launches"));
@@ -213,6 +213,12 @@ CorrectnessResult check_launches(Context& ctx, const Variant& v, const Shape& m1
     const std::string seen = strprintf("observed %zu kernel%s%s%s and %zu cop%s or memset%s", ks.size(), ks.size() == 1 ? "" : "s",
                                        ks.empty() ? "" : ": ", names.c_str(), copies, copies == 1 ? "y" : "ies", copies == 1 ? "" : "s");
     r.details["observed"] = out.seen.summary();
+    // The workspace is the only memory a launcher may use: an allocation of its own is seen here.
+    std::uint64_t allocated = 0;
+    for (const ObservedAllocation& a : out.seen.allocations) allocated += a.graded ? a.bytes : 0;
+    if (allocated > 0)
+        return fail(std::move(r), seen + strprintf("; it allocated %llu bytes of its own", static_cast<unsigned long long>(allocated)),
+                    "use the workspace the launcher is given (workspace_floats(rows) FP32 values): no allocations");
     if (rows) {
         if (ks.size() == 1 && copies == 0) return pass(std::move(r), seen + ": one launch, as the chapter counts it");
         return fail(std::move(r), seen + "; expected 1 kernel and nothing else", "one kernel: sum, scale and normalise a row in one block");

@@ -1,7 +1,7 @@
 // Known-bad (wrong/expect.json): (b) remembers the input pointer of its last call and, when the same x comes again,
 // copies its previous result into y (with a kernel of its own) instead of computing. Every first call on a buffer is
 // right; the timed calls rotate over two buffers whose contents change before every call, so the verified ones are
-// wrong (perf.split_*), and the launches check (the same x again) sees a copy kernel, not a split.
+// wrong (perf.split_*); and the memory it keeps is its own, which the launches check sees it allocate.
 #define launch_rmsnorm_split solution_split_unused
 #include "../rmsnorm.cu"
 #undef launch_rmsnorm_split
