@@ -87,12 +87,14 @@ std::vector<Shape> split_shapes() {
     return {{1, cols, "m1", "M = 1, N = " + std::to_string(cols)}, {16, cols, "m16", "M = 16, N = " + std::to_string(cols)}};
 }
 
-// Bars. (a)'s is the issue's (85% of a copy at the chapter's [1024, 4096]); the split bars are provisional until the
-// solution's ratios are measured on an H200 (the lab has not run on a GPU yet): (b) at small batches must beat one
-// block per row by spreading a row over the SMs; (c) too, with segments fixed by the row's length.
+// Bars. (a)'s is the issue's (85% of a copy at the chapter's [1024, 4096]). The split bars come from the solution's
+// ratios (H100, two graded runs: (b) 2.51 and 2.12, (c) 2.47 and 2.09 at M = 1 and 16) and from what two kernels can
+// reach at all: the given kernel takes about 23 µs at M = 1, N = 65536 (one block streams the row twice), and any two
+// launches about 7.6 µs however little they do (the benchmark's split at N = 4096), a ceiling near 3×. Full marks at
+// about 0.95 of the solution's smaller ratio; passing needs a split that clearly beats one block per row.
 constexpr double kRowsCopyPass = 0.60, kRowsCopyFull = 0.85;
-constexpr double kSplitPass = 1.5, kSplitFull = 3.0;
-constexpr double kInvariantPass = 1.3, kInvariantFull = 2.0;
+constexpr double kSplitPass = 1.3, kSplitFull = 2.0;
+constexpr double kInvariantPass = 1.2, kInvariantFull = 1.9;
 constexpr double kSplitPoints = 6, kInvariantPoints = 3;
 
 // Inputs of one shape, on host (bits) and device.
@@ -333,41 +335,108 @@ CorrectnessResult check_determinism(Context& ctx, const Shape& m1024) {
 
 // Probe rows placed in batches of 1, 7, 64 and 1024 rows at different positions, the other rows random: each probe row's
 // output (y and scale) must be the same bits in every batch. (b) is run the same way, for the report only.
+//
+// Why 64 probe rows: two orders of addition that both keep the error near one ULP (a block's tree over 16 values per
+// thread, and four segments of it merged) give the same FP32 sum for most rows; over rows of 4096 values drawn as the
+// lab draws them, about 3 rows in 10 end with a different scale (a host simulation of the solution's two orders: 56 of
+// 200). Six probe rows let a batch-dependent order through about one run in seven; 64 leave it a chance near 10^-9.
+constexpr int kProbeRows = 64;
+
+// One call: a batch of `batch` rows holding probe rows at the given positions, random filler elsewhere.
+struct ProbeCall {
+    int batch = 0;
+    std::vector<std::pair<int, int>> probes;  // (probe row, position in the batch)
+};
+// One placement of every probe row: the calls that hold them (a batch of 7 takes ten calls, alone 64).
 struct Placement {
-    int batch = 0, position = 0;
+    std::string what;
+    std::vector<ProbeCall> calls;
 };
 
-constexpr int kProbeRows = 6;
+// A permutation of [0, n), drawn from the seed (Fisher–Yates).
+std::vector<int> drawn_permutation(std::uint64_t seed, int n) {
+    std::vector<int> v(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) v[std::size_t(i)] = i;
+    for (int i = n - 1; i > 0; --i)
+        std::swap(v[std::size_t(i)], v[std::size_t(draw(seed + 0x9e3779b97f4a7c15ull * std::uint64_t(i), 0, i))]);
+    return v;
+}
 
-// The probe rows' outputs in every placement, for one launcher: outputs[p][k] is probe row p in placement k.
+// The placements, the first a batch of 1024 with the probe rows at drawn positions (so that a probe row is first seen
+// inside a batch of 1024: a cache of the results it has seen would have to hold whole batches); then another batch of
+// 1024 with probe rows first and last; a batch of 64 (every row a probe, in a drawn order); batches of 7; alone.
+std::vector<Placement> probe_placements(Context& ctx) {
+    std::vector<Placement> where;
+    {
+        const std::vector<int> at = drawn_permutation(ctx.seed_for("lab10 positions 1024"), 1024);
+        Placement w{"at drawn positions of a batch of 1024", {{1024, {}}}};
+        for (int p = 0; p < kProbeRows; ++p) w.calls[0].probes.push_back({p, at[std::size_t(p)]});
+        where.push_back(std::move(w));
+    }
+    {
+        const std::vector<int> at = drawn_permutation(ctx.seed_for("lab10 positions 1024 ends"), 1022);
+        Placement w{"in another batch of 1024 (one first, one last)", {{1024, {}}}};
+        for (int p = 0; p < kProbeRows; ++p)
+            w.calls[0].probes.push_back({p, p == 0 ? 0 : p == kProbeRows - 1 ? 1023 : 1 + at[std::size_t(p)]});
+        where.push_back(std::move(w));
+    }
+    {
+        const std::vector<int> at = drawn_permutation(ctx.seed_for("lab10 positions 64"), 64);
+        Placement w{"in a batch of 64", {{64, {}}}};
+        for (int p = 0; p < kProbeRows; ++p) w.calls[0].probes.push_back({p, at[std::size_t(p)]});
+        where.push_back(std::move(w));
+    }
+    {
+        Placement w{"in batches of 7", {}};
+        for (int first = 0; first < kProbeRows; first += 7) {
+            const std::vector<int> at = drawn_permutation(ctx.seed_for("lab10 positions 7") + std::uint64_t(first), 7);
+            ProbeCall c{7, {}};
+            for (int p = first; p < std::min(first + 7, kProbeRows); ++p) c.probes.push_back({p, at[std::size_t(p - first)]});
+            w.calls.push_back(std::move(c));
+        }
+        where.push_back(std::move(w));
+    }
+    {
+        Placement w{"alone", {}};
+        for (int p = 0; p < kProbeRows; ++p) w.calls.push_back({1, {{p, 0}}});
+        where.push_back(std::move(w));
+    }
+    return where;
+}
+
+// The probe rows' outputs in every placement, for one launcher: outputs[p][k] is probe row p in placement k (its y, then
+// its scale's bits as two 16-bit words).
 std::vector<std::vector<std::vector<std::uint16_t>>> probe_outputs(Context& ctx, RmsNormLauncher launch, const Case& probes,
                                                                  const std::vector<Placement>& where,
                                                                  std::vector<Observation>* seen) {
     const int cols = probes.s.cols;
     const std::size_t row_bytes = std::size_t(cols) * sizeof(bf16);
-    std::vector<std::vector<std::vector<std::uint16_t>>> out(kProbeRows);
-    int max_batch = 0;
-    for (const Placement& w : where) max_batch = std::max(max_batch, w.batch);
-    DeviceBuffer<bf16> x(std::size_t(max_batch) * std::size_t(cols)), y(std::size_t(max_batch) * std::size_t(cols));
-    DeviceBuffer<float> scale(static_cast<std::size_t>(max_batch)), work(workspace_floats(max_batch));
-    for (int p = 0; p < kProbeRows; ++p) {
-        for (std::size_t k = 0; k < where.size(); ++k) {
-            const Placement& w = where[k];
-            // Filler rows drawn afresh for every placement, then the probe row copied into its position.
-            fill_uniform_bf16_device(x.data(), std::size_t(w.batch) * std::size_t(cols),
-                                     ctx.seed_for("lab10 filler") + 7919 * std::uint64_t(p * 64 + int(k)), -kInputRange, kInputRange);
-            CUDA_CHECK(cudaMemcpy(x.data() + std::size_t(w.position) * std::size_t(cols), probes.x.data() + std::size_t(p) * std::size_t(cols),
-                                  row_bytes, cudaMemcpyDeviceToDevice));
+    std::vector<std::vector<std::vector<std::uint16_t>>> out(kProbeRows, std::vector<std::vector<std::uint16_t>>(where.size()));
+    constexpr int kMaxBatch = 1024;
+    DeviceBuffer<bf16> x(std::size_t(kMaxBatch) * std::size_t(cols)), y(std::size_t(kMaxBatch) * std::size_t(cols));
+    DeviceBuffer<float> scale(static_cast<std::size_t>(kMaxBatch)), work(workspace_floats(kMaxBatch));
+    std::uint64_t call_index = 0;
+    for (std::size_t k = 0; k < where.size(); ++k) {
+        for (const ProbeCall& c : where[k].calls) {
+            ++call_index;
+            // Filler rows drawn afresh for every call, then the probe rows copied into their positions.
+            fill_uniform_bf16_device(x.data(), std::size_t(c.batch) * std::size_t(cols),
+                                     ctx.seed_for("lab10 filler") + 7919 * call_index, -kInputRange, kInputRange);
+            for (const auto& [p, at] : c.probes)
+                CUDA_CHECK(cudaMemcpy(x.data() + std::size_t(at) * std::size_t(cols), probes.x.data() + std::size_t(p) * std::size_t(cols),
+                                      row_bytes, cudaMemcpyDeviceToDevice));
             y.poison();
             scale.poison();
-            fill_random_bytes_device(work.data(), work.bytes(), ctx.seed_for("lab10 probe scramble") + std::uint64_t(k));
+            fill_random_bytes_device(work.data(), work.bytes(), ctx.seed_for("lab10 probe scramble") + call_index);
             CUDA_CHECK(cudaDeviceSynchronize());
-            const Observation o = call_observed(launch, x.data(), probes.g.data(), y.data(), scale.data(), w.batch, cols, work.data());
+            const Observation o = call_observed(launch, x.data(), probes.g.data(), y.data(), scale.data(), c.batch, cols, work.data());
             if (seen != nullptr) seen->push_back(o);
-            std::vector<std::uint16_t> row(std::size_t(cols) + 2);
-            CUDA_CHECK(cudaMemcpy(row.data(), y.data() + std::size_t(w.position) * std::size_t(cols), row_bytes, cudaMemcpyDeviceToHost));
-            CUDA_CHECK(cudaMemcpy(row.data() + cols, scale.data() + w.position, sizeof(float), cudaMemcpyDeviceToHost));
-            out[std::size_t(p)].push_back(std::move(row));
+            for (const auto& [p, at] : c.probes) {
+                std::vector<std::uint16_t> row(std::size_t(cols) + 2);
+                CUDA_CHECK(cudaMemcpy(row.data(), y.data() + std::size_t(at) * std::size_t(cols), row_bytes, cudaMemcpyDeviceToHost));
+                CUDA_CHECK(cudaMemcpy(row.data() + cols, scale.data() + at, sizeof(float), cudaMemcpyDeviceToHost));
+                out[std::size_t(p)][k] = std::move(row);
+            }
         }
     }
     return out;
@@ -378,15 +447,7 @@ CorrectnessResult check_invariance(Context& ctx) {
     // The probe rows: a case of their own.
     const Shape probe_shape{kProbeRows, cols, "probes", "probe rows"};
     const Case& probes = get_case(ctx, probe_shape);
-    // Each batch size with the probe row at a position drawn per run, first and last, and alone; a probe row is seen
-    // first inside a batch of 1024, so that a cache of the results it has seen would have to hold whole batches.
-    std::vector<Placement> where;
-    for (const int b : {1024, 64, 7}) {
-        where.push_back({b, static_cast<int>(draw(ctx.seed_for("lab10 position " + std::to_string(b)), 1, b - 2))});
-        where.push_back({b, 0});
-        where.push_back({b, b - 1});
-    }
-    where.push_back({1, 0});
+    const std::vector<Placement> where = probe_placements(ctx);
     const std::size_t alone_at = where.size() - 1;
     std::vector<Observation> seen;
     const auto mine = probe_outputs(ctx, &launch_rmsnorm_invariant, probes, where, &seen);
@@ -399,14 +460,24 @@ CorrectnessResult check_invariance(Context& ctx) {
         const RowVerdict v = judge_row(probes.hx.data() + std::size_t(p) * std::size_t(cols), probes.hg.data(), alone.data(), s, cols, eps(), p);
         if (!v.wrong.empty()) return fail(std::move(r), "(c), probe row alone in a batch of 1: " + v.wrong, kHint);
     }
+    // Where probe row p stood in placement k, for the message.
+    const auto position = [&](int p, std::size_t k) {
+        for (const ProbeCall& c : where[k].calls)
+            for (const auto& [q, at] : c.probes)
+                if (q == p) return std::make_pair(at, c.batch);
+        return std::make_pair(-1, 0);
+    };
     int differing = 0;
     std::string first;
     for (int p = 0; p < kProbeRows; ++p) {
         for (std::size_t k = 1; k < where.size(); ++k) {
             if (mine[std::size_t(p)][k] == mine[std::size_t(p)][0]) continue;
-            if (differing++ == 0)
-                first = strprintf("probe row %d at position %d of a batch of 1024 and at position %d of a batch of %d differ", p,
-                                  where[0].position, where[k].position, where[k].batch);
+            if (differing++ == 0) {
+                const auto [a, ab] = position(p, 0);
+                const auto [b, bb] = position(p, k);
+                first = strprintf("probe row %d at position %d of a batch of %d and at position %d of a batch of %d differ", p, a, ab,
+                                  b, bb);
+            }
         }
     }
     // (b) the same way, for the report: how batch-dependent the split that follows the batch is.
@@ -415,7 +486,8 @@ CorrectnessResult check_invariance(Context& ctx) {
     for (int p = 0; p < kProbeRows; ++p)
         for (std::size_t k = 1; k < where.size(); ++k) split_differing += split[std::size_t(p)][k] != split[std::size_t(p)][0];
     const int placements = kProbeRows * int(where.size() - 1);
-    r.details = {{"placements", placements}, {"invariant_differing", differing}, {"split_differing", split_differing}};
+    r.details = {{"probe_rows", kProbeRows}, {"placements", placements}, {"invariant_differing", differing},
+                 {"split_differing", split_differing}};
     const std::string about_b = strprintf("; (b), for comparison: %d of %d placements differ from the first", split_differing, placements);
     if (differing > 0)
         return fail(std::move(r),
@@ -424,9 +496,10 @@ CorrectnessResult check_invariance(Context& ctx) {
     if (const std::string kept = kept_results(seen); !kept.empty())
         return fail(std::move(r), "every placement gave the same bits" + kept,
                     "compute every call from its inputs, with the workspace you are given and nothing kept");
-    r = pass(std::move(r), strprintf("%d probe rows, each first at a drawn position of a batch of 1024, then first and last in it, "
-                                     "in batches of 64 and 7, and alone: the same bits in all %d placements",
-                                     kProbeRows, placements + kProbeRows) +
+    r = pass(std::move(r), strprintf("%d probe rows (N = %d), first at drawn positions of a batch of 1024, then in another batch "
+                                     "of 1024 (one first, one last), in a batch of 64, in batches of 7 and alone, the other rows "
+                                     "random: the same bits in all %d placements",
+                                     kProbeRows, cols, placements + kProbeRows) +
                                about_b);
     for (const Observation& o : seen) {
         r = require_own_kernels(std::move(r), ctx, "(c)", o);
