@@ -200,7 +200,7 @@ CorrectnessResult check_variant(Context& ctx, const Variant& v, const Shape& s) 
 
 // ---- launches, as observed -----------------------------------------------------------------------------------------
 
-// What a variant ran at M = 1: (a) one kernel; the split variants 2 or 3 kernels (partial sums, merge, normalise: the
+// What a variant ran at M = 1 with rows of 65536 (a row long enough that splitting it pays): (a) one kernel; the split variants 2 or 3 kernels (partial sums, merge, normalise: the
 // chapter's three, or the merge folded into the last), the first of them more than one block for the row, and (d) at
 // most one memset besides (its totals zeroed); no copies, and no memory of its own (the workspace is given).
 CorrectnessResult check_launches(Context& ctx, const Variant& v, const Shape& m1) {
@@ -442,23 +442,31 @@ std::vector<std::vector<std::vector<std::uint16_t>>> probe_outputs(Context& ctx,
     return out;
 }
 
-CorrectnessResult check_invariance(Context& ctx) {
-    const int cols = hidden();
+// What the placements of one row length showed.
+struct Invariance {
+    int cols = 0, placements = 0, differing = 0, split_differing = 0;
+    std::string first;  // the first differing placement, in words
+    std::string wrong;  // a probe row wrong where it stood alone
+};
+
+Invariance invariance_at(Context& ctx, int cols, const std::vector<Placement>& where, std::vector<Observation>& seen) {
+    Invariance v;
+    v.cols = cols;
     // The probe rows: a case of their own.
-    const Shape probe_shape{kProbeRows, cols, "probes", "probe rows"};
+    const Shape probe_shape{kProbeRows, cols, "probes" + std::to_string(cols), "probe rows"};
     const Case& probes = get_case(ctx, probe_shape);
-    const std::vector<Placement> where = probe_placements(ctx);
     const std::size_t alone_at = where.size() - 1;
-    std::vector<Observation> seen;
     const auto mine = probe_outputs(ctx, &launch_rmsnorm_invariant, probes, where, &seen);
-    CorrectnessResult r;
     // First the rows themselves must be right (judged where each stood alone, batch 1).
     for (int p = 0; p < kProbeRows; ++p) {
         const auto& alone = mine[std::size_t(p)][alone_at];
         float s = 0;
         std::memcpy(&s, alone.data() + cols, sizeof s);
-        const RowVerdict v = judge_row(probes.hx.data() + std::size_t(p) * std::size_t(cols), probes.hg.data(), alone.data(), s, cols, eps(), p);
-        if (!v.wrong.empty()) return fail(std::move(r), "(c), probe row alone in a batch of 1: " + v.wrong, kHint);
+        const RowVerdict j = judge_row(probes.hx.data() + std::size_t(p) * std::size_t(cols), probes.hg.data(), alone.data(), s, cols, eps(), p);
+        if (!j.wrong.empty()) {
+            v.wrong = strprintf("(c), probe row alone in a batch of 1 (N = %d): ", cols) + j.wrong;
+            return v;
+        }
     }
     // Where probe row p stood in placement k, for the message.
     const auto position = [&](int p, std::size_t k) {
@@ -467,28 +475,49 @@ CorrectnessResult check_invariance(Context& ctx) {
                 if (q == p) return std::make_pair(at, c.batch);
         return std::make_pair(-1, 0);
     };
-    int differing = 0;
-    std::string first;
     for (int p = 0; p < kProbeRows; ++p) {
         for (std::size_t k = 1; k < where.size(); ++k) {
             if (mine[std::size_t(p)][k] == mine[std::size_t(p)][0]) continue;
-            if (differing++ == 0) {
+            if (v.differing++ == 0) {
                 const auto [a, ab] = position(p, 0);
                 const auto [b, bb] = position(p, k);
-                first = strprintf("probe row %d at position %d of a batch of %d and at position %d of a batch of %d differ", p, a, ab,
-                                  b, bb);
+                v.first = strprintf("probe row %d of N = %d at position %d of a batch of %d and at position %d of a batch of %d "
+                                    "differ",
+                                    p, cols, a, ab, b, bb);
             }
         }
     }
     // (b) the same way, for the report: how batch-dependent the split that follows the batch is.
     const auto split = probe_outputs(ctx, &launch_rmsnorm_split, probes, where, nullptr);
-    int split_differing = 0;
     for (int p = 0; p < kProbeRows; ++p)
-        for (std::size_t k = 1; k < where.size(); ++k) split_differing += split[std::size_t(p)][k] != split[std::size_t(p)][0];
-    const int placements = kProbeRows * int(where.size() - 1);
-    r.details = {{"probe_rows", kProbeRows}, {"placements", placements}, {"invariant_differing", differing},
-                 {"split_differing", split_differing}};
-    const std::string about_b = strprintf("; (b), for comparison: %d of %d placements differ from the first", split_differing, placements);
+        for (std::size_t k = 1; k < where.size(); ++k) v.split_differing += split[std::size_t(p)][k] != split[std::size_t(p)][0];
+    v.placements = kProbeRows * int(where.size() - 1);
+    return v;
+}
+
+// Batch invariance at the chapter's row length and at the long rows the split is timed on: a kernel may split only
+// long rows, and follow the batch only there.
+CorrectnessResult check_invariance(Context& ctx) {
+    const std::vector<Placement> where = probe_placements(ctx);
+    std::vector<Observation> seen;
+    CorrectnessResult r;
+    std::vector<Invariance> at;
+    for (const int cols : {hidden(), split_shapes()[0].cols}) {
+        at.push_back(invariance_at(ctx, cols, where, seen));
+        if (!at.back().wrong.empty()) return fail(std::move(r), at.back().wrong, kHint);
+    }
+    std::string about_b = "; (b), for comparison:";
+    int differing = 0, placements = 0;
+    std::string first;
+    r.details = {{"lengths", nlohmann::json::array()}};
+    for (const Invariance& v : at) {
+        about_b += strprintf("%s %d of %d placements differ at N = %d", &v == &at[0] ? "" : ",", v.split_differing, v.placements, v.cols);
+        differing += v.differing;
+        placements += v.placements;
+        if (first.empty()) first = v.first;
+        r.details["lengths"].push_back({{"cols", v.cols}, {"probe_rows", kProbeRows}, {"placements", v.placements},
+                             {"invariant_differing", v.differing}, {"split_differing", v.split_differing}});
+    }
     if (differing > 0)
         return fail(std::move(r),
                     strprintf("%s (%d of %d placements differ from the first)", first.c_str(), differing, placements) + about_b,
@@ -496,10 +525,10 @@ CorrectnessResult check_invariance(Context& ctx) {
     if (const std::string kept = kept_results(seen); !kept.empty())
         return fail(std::move(r), "every placement gave the same bits" + kept,
                     "compute every call from its inputs, with the workspace you are given and nothing kept");
-    r = pass(std::move(r), strprintf("%d probe rows (N = %d), first at drawn positions of a batch of 1024, then in another batch "
-                                     "of 1024 (one first, one last), in a batch of 64, in batches of 7 and alone, the other rows "
-                                     "random: the same bits in all %d placements",
-                                     kProbeRows, cols, placements + kProbeRows) +
+    r = pass(std::move(r), strprintf("%d probe rows of N = %d and %d of N = %d, each first at a drawn position of a batch of 1024, "
+                                     "then in another batch of 1024 (one first, one last), in a batch of 64, in batches of 7 and "
+                                     "alone, the other rows random: the same bits in all %d placements",
+                                     kProbeRows, at[0].cols, kProbeRows, at[1].cols, placements + 2 * kProbeRows) +
                                about_b);
     for (const Observation& o : seen) {
         r = require_own_kernels(std::move(r), ctx, "(c)", o);
@@ -614,10 +643,12 @@ void register_checks(Lab& lab) {
         for (const Shape& s : all)
             lab.correctness(std::string("correct.") + v.id + "." + s.tag, std::string(v.title) + ", " + s.title, 0.75,
                             [&v, s](Context& ctx) { return check_variant(ctx, v, s); });
-    const Shape m1 = all[0], m1024 = all[2];
+    const Shape m1024 = all[2];
+    Shape m1_long = split_shapes()[0];
+    m1_long.tag = "launches";  // its own inputs (cases are kept by tag)
     for (const Variant& v : kVariants)
-        lab.correctness(std::string("launches.") + v.id, std::string(v.title) + ": kernels and launches at M = 1 (observed)", 2,
-                        [&v, m1](Context& ctx) { return check_launches(ctx, v, m1); });
+        lab.correctness(std::string("launches.") + v.id, std::string(v.title) + ": kernels and launches at " + m1_long.title + " (observed)",
+                        2, [&v, m1_long](Context& ctx) { return check_launches(ctx, v, m1_long); });
     lab.correctness("determinism.invariant", "(c) bit-identical over 50 runs, M = 1024 (observed)", 4,
                     [m1024](Context& ctx) { return check_determinism(ctx, m1024); });
     lab.correctness("invariance.invariant", "(c) a row's bits alone and in batches of 7, 64, 1024 (observed)", 6, check_invariance);

@@ -5,11 +5,13 @@
 // shuffles and one warp adds the per-warp sums), and normalize_segment() writes a stretch's outputs with the row's
 // scale. What differs is how a row is cut into stretches and who adds their sums:
 //   (a) one block per row: one stretch, one launch, the row's bytes read twice from the block's own cache lines;
-//   (b) segments chosen so that the first stage has about two blocks per SM whatever the batch; a second kernel adds a
-//       row's partial sums in index order (every block of the row does the same additions, so they agree) and
-//       normalises its own segment: two launches, the input read twice from memory;
-//   (c) as (b), but the segment count is a function of cols alone, so the same row is added in the same order in a
-//       batch of 1 or 1024, in every run;
+//   (b) rows shorter than kMinSplitCols as (a): one block streams them in less time than a second launch costs
+//       (measured: see kMinSplitCols); longer rows cut into segments chosen so that the first stage has about two
+//       blocks per SM whatever the batch; a second kernel adds a row's partial sums in index order (every block of
+//       the row does the same additions, so they agree) and normalises its own segment: two launches, the input read
+//       twice from memory;
+//   (c) as (b), but whether to split and into how many segments is a function of cols alone, so the same row is added
+//       in the same order in a batch of 1 or 1024, in every run;
 //   (d) as (b), but the segments add their sums into one FP32 total per row with atomicAdd: the order is the order in
 //       which the blocks arrive, which changes from run to run. The totals are zeroed first by a memset.
 // A segment's length is a multiple of 8 elements, so that where cols is a multiple of 8 every stretch starts 16-byte
@@ -172,6 +174,11 @@ int sm_count() {
 // Segments of at least 1024 elements (shorter ones cost more in launches and partial sums than they save).
 constexpr int kMinSegment = 1024;
 
+// Rows shorter than this are not split: measured on an H100 (lab10_bench, M = 1 to 16), one block per row takes 5.5 µs
+// at N = 4096 and 8.7 µs at 16384, the split 7.6 µs at both — its second launch costs more than the streaming it saves
+// until the row holds about 16 K elements; at 65536 the split is 2.6× faster.
+constexpr int kMinSplitCols = 16384;
+
 }  // namespace
 
 void launch_rmsnorm_rows(const __nv_bfloat16* x, const __nv_bfloat16* gamma, __nv_bfloat16* y, float* scale, int rows,
@@ -187,7 +194,7 @@ void launch_rmsnorm_split(const __nv_bfloat16* x, const __nv_bfloat16* gamma, __
     const int wanted = static_cast<int>(gpulab::ceil_div(2 * sm_count(), rows));
     const int most = std::max(1, cols / kMinSegment);
     const int segments = std::min(wanted, most);
-    if (segments <= 1) {
+    if (cols < kMinSplitCols || segments <= 1) {
         launch_rmsnorm_rows(x, gamma, y, scale, rows, cols, eps, workspace, stream);
         return;
     }
@@ -196,8 +203,11 @@ void launch_rmsnorm_split(const __nv_bfloat16* x, const __nv_bfloat16* gamma, __
 
 void launch_rmsnorm_invariant(const __nv_bfloat16* x, const __nv_bfloat16* gamma, __nv_bfloat16* y, float* scale,
                               int rows, int cols, float eps, float* workspace, cudaStream_t stream) {
-    // The cut depends on cols alone: the same row is added in the same order in any batch. Always the split path, so
-    // that a row's order does not change with the batch either.
+    // Whether to split, and the cut, depend on cols alone: the same row is added in the same order in any batch.
+    if (cols < kMinSplitCols) {
+        launch_rmsnorm_rows(x, gamma, y, scale, rows, cols, eps, workspace, stream);
+        return;
+    }
     launch_split(x, gamma, y, scale, rows, cols, eps, workspace, stream, cut_into(cols, std::max(1, cols / kMinSegment)),
                  false);
 }

@@ -1,5 +1,5 @@
-// Known-bad (wrong/expect.json): (c) is (b) — the segments follow the batch (4 per row of 4096 when rows are few, one
-// block per row for 1024 rows), so a row's bits change with the rows beside it. Every single run is right and
+// Known-bad (wrong/expect.json): (c) is (b) — for long rows the segments follow the batch (64 per row of 65536 alone,
+// 5 in a batch of 64, one block per row for 1024 rows), so a row's bits change with the rows beside it. Every single run is right and
 // repeatable; only the same row placed in batches of different sizes shows it (invariance.invariant).
 #define launch_rmsnorm_invariant solution_invariant_unused
 #include "../rmsnorm.cu"
