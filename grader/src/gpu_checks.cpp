@@ -151,6 +151,7 @@ void add_code(KernelCode& total, const KernelCode& k) {
     total.instructions += k.instructions, total.wgmma += k.wgmma, total.mma_sync += k.mma_sync;
     total.tma_load += k.tma_load, total.bulk_copy += k.bulk_copy, total.cp_async += k.cp_async;
     total.float_atomics += k.float_atomics;
+    total.gpu_fences += k.gpu_fences, total.dependency_waits += k.dependency_waits, total.dependents_launched += k.dependents_launched;
 }
 
 // What kernels holding @p total together lack of @p needs, or hold against it: "no wgmma (warpgroup MMA)", "256
@@ -166,6 +167,8 @@ std::vector<std::string> code_shortfall(const KernelCode& total, const CodeNeeds
     if (needs.float_atomics && total.float_atomics == 0) out.push_back("no floating-point atomic add");
     if (needs.no_float_atomics && total.float_atomics > 0)
         out.push_back(std::to_string(total.float_atomics) + " floating-point atomic add" + (total.float_atomics == 1 ? "" : "s"));
+    if (needs.gpu_fence && total.gpu_fences == 0) out.push_back("no memory fence at GPU scope");
+    if (needs.dependency_wait && total.dependency_waits == 0) out.push_back("no griddepcontrol.wait");
     return out;
 }
 
@@ -209,13 +212,15 @@ CorrectnessResult kernel_code_verdict(const std::vector<ObservedKernel>& kernels
         }
         list.push_back({{"kernel", n}, {"instructions", code->instructions}, {"wgmma", code->wgmma}, {"mma_sync", code->mma_sync},
                         {"tma_load", code->tma_load}, {"bulk_copy", code->bulk_copy}, {"cp_async", code->cp_async},
-                        {"float_atomics", code->float_atomics}});
+                        {"float_atomics", code->float_atomics}, {"gpu_fences", code->gpu_fences},
+                        {"dependency_waits", code->dependency_waits}, {"dependents_launched", code->dependents_launched}});
         add_code(total, *code);
     }
     r.details = {{"kernels", list},
                  {"needs", {{"wgmma", needs.wgmma}, {"tma_load", needs.tma_load}, {"no_mma_sync", needs.no_mma_sync},
                             {"no_cp_async", needs.no_cp_async}, {"float_atomics", needs.float_atomics},
-                            {"no_float_atomics", needs.no_float_atomics}}}};
+                            {"no_float_atomics", needs.no_float_atomics}, {"gpu_fence", needs.gpu_fence},
+                            {"dependency_wait", needs.dependency_wait}}}};
     const std::string of = " among " + std::to_string(total.instructions) + " instructions";
     const std::string where = done.size() == 1 ? "its kernel" : "its " + std::to_string(done.size()) + " kernels";
     const std::vector<std::string> missing = code_shortfall(total, needs);
@@ -223,13 +228,18 @@ CorrectnessResult kernel_code_verdict(const std::vector<ObservedKernel>& kernels
     // What was asked about, counted: the Hopper kinds, the atomics, or both.
     const bool hopper = needs.wgmma || needs.tma_load || needs.no_mma_sync || needs.no_cp_async;
     const bool atomics = needs.float_atomics || needs.no_float_atomics;
+    const bool ordering = needs.gpu_fence || needs.dependency_wait;
     std::string held;
-    if (hopper || !atomics)
+    if (hopper || (!atomics && !ordering))
         held = std::to_string(total.wgmma) + " wgmma, " + std::to_string(total.tma_load + total.bulk_copy) + " TMA loads, " +
                std::to_string(total.mma_sync) + " mma.sync and " + std::to_string(total.cp_async) + " cp.async";
     if (atomics)
         held += (held.empty() ? "" : "; ") + std::to_string(total.float_atomics) + " floating-point atomic add" +
                 (total.float_atomics == 1 ? "" : "s");
+    if (ordering)
+        held += (held.empty() ? "" : "; ") + std::to_string(total.gpu_fences) + " GPU-scope fence" + (total.gpu_fences == 1 ? "" : "s") +
+                ", " + std::to_string(total.dependency_waits) + " griddepcontrol.wait and " + std::to_string(total.dependents_launched) +
+                " griddepcontrol.launch_dependents";
     return pass(r, what + ": " + where + " hold" + (done.size() == 1 ? "s " : " ") + held + of);
 }
 

@@ -23,6 +23,13 @@ constexpr std::uint32_t kOpUblkcp = 0x3ba;         // UBLKCP
 constexpr std::uint32_t kOpLdgsts = 0xfae;         // LDGSTS
 constexpr std::uint32_t kOpRedgFloat = 0x9a6;      // REDG.F (a floating-point add to global memory: atomicAdd, no result)
 constexpr std::uint32_t kOpAtomgFloat = 0x9a3;     // ATOMG.F (a floating-point add to global memory returning the old value)
+constexpr std::uint32_t kOpMembar = 0x992;         // MEMBAR (any scope; the scope is in bits 13-14 of the high word)
+constexpr std::uint32_t kOpAcqbulk = 0x82e;        // ACQBULK (griddepcontrol.wait)
+constexpr std::uint32_t kOpPreexit = 0x82d;        // PREEXIT (griddepcontrol.launch_dependents)
+
+// MEMBAR's scope bits: 0 at block scope (.CTA), set at GPU scope (0x2000: .SC.GPU; 0xa000: .ALL.GPU, as release and
+// acquire fences compile) and wider.
+constexpr std::uint64_t kMembarScopeBits = 0x6000;
 
 bool is_elf(const char* image, std::size_t size) {
     return image != nullptr && size >= sizeof(Elf64_Ehdr) && std::memcmp(image, ELFMAG, SELFMAG) == 0 &&
@@ -31,8 +38,9 @@ bool is_elf(const char* image, std::size_t size) {
 
 void count(KernelCode& k, const unsigned char* text, std::size_t bytes) {
     for (std::size_t at = 0; at + 16 <= bytes; at += 16) {
-        std::uint64_t low = 0;
+        std::uint64_t low = 0, high = 0;
         std::memcpy(&low, text + at, sizeof low);
+        std::memcpy(&high, text + at + 8, sizeof high);
         ++k.instructions;
         switch (static_cast<std::uint32_t>(low & 0xfff)) {
             case kOpHgmmaShared:
@@ -44,6 +52,9 @@ void count(KernelCode& k, const unsigned char* text, std::size_t bytes) {
             case kOpLdgsts: ++k.cp_async; break;
             case kOpRedgFloat:
             case kOpAtomgFloat: ++k.float_atomics; break;
+            case kOpMembar: k.gpu_fences += (high & kMembarScopeBits) != 0 ? 1u : 0u; break;
+            case kOpAcqbulk: ++k.dependency_waits; break;
+            case kOpPreexit: ++k.dependents_launched; break;
             default: break;
         }
     }

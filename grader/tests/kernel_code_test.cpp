@@ -30,7 +30,8 @@ TEST_CASE("each probe's instruction kind is counted in it and in no other", "[ke
     const auto code = kernel_code_of_cubin(cubin.data(), cubin.size());
     for (const char* name : {"probe_plain", "probe_mma_sync", "probe_wgmma_shared", "probe_wgmma_registers", "probe_tma_load",
                              "probe_bulk_copy", "probe_cp_async", "probe_red_float", "probe_atom_float", "probe_red_double",
-                             "probe_atomic_int"}) {
+                             "probe_atomic_int", "probe_fence_gpu", "probe_release_add", "probe_fence_block",
+                             "probe_dependency_wait", "probe_launch_dependents"}) {
         INFO(name);
         REQUIRE(code.count(name) == 1);
         const KernelCode& k = code.at(name);
@@ -44,7 +45,14 @@ TEST_CASE("each probe's instruction kind is counted in it and in no other", "[ke
         CHECK((k.bulk_copy > 0) == (n == "probe_bulk_copy"));
         CHECK((k.cp_async > 0) == (n == "probe_cp_async"));
         CHECK((k.float_atomics > 0) == (n == "probe_red_float" || n == "probe_atom_float" || n == "probe_red_double"));
+        CHECK((k.gpu_fences > 0) == (n == "probe_fence_gpu" || n == "probe_release_add"));
+        CHECK((k.dependency_waits > 0) == (n == "probe_dependency_wait"));
+        CHECK((k.dependents_launched > 0) == (n == "probe_launch_dependents"));
     }
+    CHECK(code.at("probe_fence_gpu").gpu_fences == 1);
+    CHECK(code.at("probe_release_add").gpu_fences == 1);
+    CHECK(code.at("probe_dependency_wait").dependency_waits == 1);
+    CHECK(code.at("probe_launch_dependents").dependents_launched == 1);
     CHECK(code.at("probe_red_float").float_atomics == 1);
     CHECK(code.at("probe_atom_float").float_atomics == 1);
     CHECK(code.at("probe_mma_sync").mma_sync == 1);
@@ -190,4 +198,30 @@ TEST_CASE("an atomic part's code check: float atomics present or absent, as aske
         CHECK_FALSE(r.passed);
         CHECK(r.message == "(d): its kernel holds no floating-point atomic add among 400 instructions");
     }
+}
+
+TEST_CASE("an ordering part's code check: a GPU-scope fence, a dependency wait", "[kernel_code][verdict]") {
+    KernelCode fenced;  // a persistent kernel that publishes its flag after __threadfence() (lab 11's (c))
+    fenced.sm = 90, fenced.known = true, fenced.instructions = 500, fenced.gpu_fences = 2;
+    KernelCode bare;    // the same without the fence
+    bare.sm = 90, bare.known = true, bare.instructions = 480;
+    KernelCode waits;   // a PDL step (lab 11's (b))
+    waits.sm = 90, waits.known = true, waits.instructions = 300, waits.dependency_waits = 1, waits.dependents_launched = 1;
+    std::map<std::string, KernelCode> loaded = {{"_Z6fencedv", fenced}, {"_Z4barev", bare}, {"_Z5waitsv", waits}};
+    const auto code_of = [&](const std::string& n) -> std::optional<KernelCode> {
+        const auto it = loaded.find(n);
+        return it == loaded.end() ? std::nullopt : std::optional<KernelCode>(it->second);
+    };
+    const CodeNeeds fence{.gpu_fence = true}, wait{.dependency_wait = true};
+    const auto f = gpulab::grader::kernel_code_verdict({ran("_Z6fencedv")}, code_of, fence, "(c)", "h");
+    CHECK(f.passed);
+    CHECK(f.message == "(c): its kernel holds 2 GPU-scope fences, 0 griddepcontrol.wait and 0 griddepcontrol.launch_dependents "
+                       "among 500 instructions");
+    const auto b = gpulab::grader::kernel_code_verdict({ran("_Z4barev")}, code_of, fence, "(c)", "h");
+    CHECK_FALSE(b.passed);
+    CHECK(b.message == "(c): its kernel holds no memory fence at GPU scope among 480 instructions");
+    CHECK(gpulab::grader::kernel_code_verdict({ran("_Z5waitsv")}, code_of, wait, "(b)", "h").passed);
+    const auto n = gpulab::grader::kernel_code_verdict({ran("_Z4barev")}, code_of, wait, "(b)", "h");
+    CHECK_FALSE(n.passed);
+    CHECK(n.message == "(b): its kernel holds no griddepcontrol.wait among 480 instructions");
 }

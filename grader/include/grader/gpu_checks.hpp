@@ -125,6 +125,8 @@ struct CodeNeeds {
     bool no_cp_async = false;  ///< no per-thread cp.async copy in any of its kernels (its tiles come by TMA)
     bool float_atomics = false;     ///< a floating-point atomic add to global memory in at least one of its kernels
     bool no_float_atomics = false;  ///< no floating-point atomic add to global memory in any of its kernels
+    bool gpu_fence = false;         ///< a memory fence at GPU scope (__threadfence, a release atomic) in one of its kernels
+    bool dependency_wait = false;   ///< griddepcontrol.wait (programmatic dependent launch) in one of its kernels
 };
 
 /**

@@ -37,6 +37,11 @@ struct KernelCode {
     /// floating-point atomic adds to global memory (SASS REDG and ATOMG with .ADD.F32 or .F64: atomicAdd on a float
     /// or double; integer atomics and compare-and-swap loops are not counted)
     std::uint32_t float_atomics = 0;
+    /// memory fences at GPU or system scope (SASS MEMBAR.GPU, .SC.GPU, .ALL.GPU, .SYS: __threadfence(), fence.sc/acq_rel.gpu,
+    /// and the fence a release atomic carries); block-scope fences (__threadfence_block) are not counted
+    std::uint32_t gpu_fences = 0;
+    std::uint32_t dependency_waits = 0;     ///< waits for the preceding grid (SASS ACQBULK: griddepcontrol.wait)
+    std::uint32_t dependents_launched = 0;  ///< early triggers of the next grid (SASS PREEXIT: griddepcontrol.launch_dependents)
 };
 
 /**

@@ -86,3 +86,22 @@ extern "C" __global__ void probe_atomic_int(int* x, int v, int* old) {
     atomicAdd(x + threadIdx.x, v);
     old[threadIdx.x] = atomicCAS(x + 1024 + threadIdx.x, v, 3) + atomicAdd(x + 2048 + threadIdx.x, v);
 }
+
+// A fence at GPU scope (__threadfence: MEMBAR.SC.GPU), the same with release and acquire semantics (a release add to a
+// flag, an acquire load of it), and one at block scope (__threadfence_block: MEMBAR.CTA), which is not counted.
+extern "C" __global__ void probe_fence_gpu(int* y) { y[0] = 1; __threadfence(); y[1] = 2; }
+extern "C" __global__ void probe_release_add(unsigned* flag) {
+    asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(flag) : "memory");
+}
+extern "C" __global__ void probe_fence_block(int* y) { y[0] = 1; __threadfence_block(); y[1] = 2; }
+
+// Programmatic dependent launch: the wait for the previous grid (griddepcontrol.wait) and the early trigger for the
+// next (griddepcontrol.launch_dependents), each alone.
+extern "C" __global__ void probe_dependency_wait(const int* x, int* y) {
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    y[threadIdx.x] = x[threadIdx.x];
+}
+extern "C" __global__ void probe_launch_dependents(const int* x, int* y) {
+    asm volatile("griddepcontrol.launch_dependents;");
+    y[threadIdx.x] = x[threadIdx.x];
+}
