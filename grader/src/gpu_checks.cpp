@@ -1240,5 +1240,21 @@ GuardedBuffer::~GuardedBuffer() {
     if (base_ != 0) (void)vm.free_range(CUdeviceptr(base_), reserved_);
 }
 
+void wait_or_hang(cudaStream_t stream, double seconds, const std::string& what) {
+    const auto start = std::chrono::steady_clock::now();
+    for (;;) {
+        const cudaError_t e = cudaStreamQuery(stream);
+        if (e == cudaSuccess) return;
+        if (e != cudaErrorNotReady) CUDA_CHECK(e);
+        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (waited > seconds)
+            throw DeviceHung(what + " did not finish within " + strprintf("%.1f", seconds) +
+                             " s: a kernel still running, waiting for work that never comes (a flag that blocks not yet "
+                             "resident would set? a wait for a grid that never launched?). Stopped by ending the lab's "
+                             "process; the checks after this one did not run");
+        std::this_thread::sleep_for(std::chrono::microseconds(waited < 0.01 ? 20 : 500));
+    }
+}
+
 }  // namespace gpulab::grader
 

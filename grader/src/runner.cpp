@@ -555,7 +555,14 @@ CheckResult run_one_code_check(const Lab& lab, std::size_t i, Context& ctx, cons
         r = result_for(d);
         r.status = Status::error;
         r.message = ex.what();
-        if (auto reason = gpu.fatal_reason ? gpu.fatal_reason(ex) : std::nullopt) {
+        if (dynamic_cast<const DeviceHung*>(&ex) != nullptr) {
+            // The graded code's kernel never finished: a failure of the check, and the end of the process.
+            r.status = Status::fail;
+            r.hint = "a kernel that waits for other blocks must only wait for blocks that are already running: take tasks "
+                     "from a counter in order, or size the grid to what can be resident at once (the occupancy API)";
+            fatal = "the graded code's kernel hung in check '" + d.id + "'";
+            if (gpu.fatal_reason) (void)gpu.fatal_reason(ex);  // (marks the process to end without touching the device)
+        } else if (auto reason = gpu.fatal_reason ? gpu.fatal_reason(ex) : std::nullopt) {
             fatal = "the CUDA context was lost in check '" + d.id + "': " + *reason;
             r.hint = "a sticky CUDA error ends every later GPU call of the process: an out-of-bounds access or a "
                      "trap in a kernel — or was the device reset, or a buffer freed, by the code under test?";
@@ -612,6 +619,11 @@ int run_code_checks(const Lab& lab, const std::vector<std::size_t>& order, const
             out.send({{"type", "profile"}, {"evidence", ev}});
         }
     out.send({{"type", "done"}});
+    if (!fatal.empty() && gpu.end_at_once && gpu.end_at_once()) {
+        // Nothing after this may touch the device: the destructors of the checks' buffers would wait for the kernel.
+        std::fflush(nullptr);
+        std::_Exit(3);
+    }
     return fatal.empty() ? 0 : 3;
 }
 

@@ -29,6 +29,10 @@
 
 namespace {
 
+// Set when a check found the graded code's kernel still running past its deadline (DeviceHung).
+bool g_device_hung = false;
+
+
 using gpulab::grader::Prepared;
 using gpulab::grader::RunnerOptions;
 
@@ -112,12 +116,19 @@ int main(int argc, char** argv) {
         return p.available() ? std::string() : p.reason;
     };
     gpu.fatal_reason = [](const std::exception& e) -> std::optional<std::string> {
+        // A kernel still running past its check's deadline: asking the runtime anything more could wait for it forever.
+        if (const auto* hung = dynamic_cast<const gpulab::grader::DeviceHung*>(&e)) {
+            g_device_hung = true;
+            return std::string(hung->what());
+        }
         if (const auto* cuda = dynamic_cast<const gpulab::CudaError*>(&e); cuda && cuda->sticky()) return cuda->name();
         // An error can surface outside CUDA_CHECK too: ask the runtime whether the context still works.
         const cudaError_t last = cudaDeviceSynchronize();
         if (gpulab::is_sticky_error(last)) return std::string(cudaGetErrorName(last));
         return std::nullopt;
     };
+    // A hung kernel cannot be stopped: the runner ends the process once its report is sent, which ends the kernel.
+    gpu.end_at_once = [] { return g_device_hung; };
     gpu.start_checks = &gpulab::grader::gpu_start_checks;
     gpu.tenants = &gpulab::grader::gpu_tenants;
     gpu.clock_events = &gpulab::grader::gpu_clock_events;

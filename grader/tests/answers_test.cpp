@@ -554,3 +554,28 @@ TEST_CASE("A performance check with further required checks is timed only when e
         CHECK(r["perf.x"]["status"] == "fail");
     }
 }
+
+TEST_CASE("A check whose kernel hangs fails with the reason; every later check is not run", "[runner][hang]") {
+    Lab lab;
+    lab.correctness("correct.first", "runs", 1, [](Context&) { return CorrectnessResult{true, "ok", "", {}, "", ""}; });
+    lab.correctness("correct.hangs", "its kernel never ends", 2, [](Context&) -> CorrectnessResult {
+        throw DeviceHung("(c) did not finish within 5.0 s: a kernel still running");
+    });
+    lab.correctness("correct.after", "after it", 1, [](Context&) { return CorrectnessResult{true, "ok", "", {}, "", ""}; });
+    GpuHooks gpu = pretend_gpu();
+    bool asked_to_end = false;
+    gpu.fatal_reason = [](const std::exception&) -> std::optional<std::string> { return std::string("marked"); };
+    gpu.end_at_once = [&asked_to_end] {
+        asked_to_end = true;
+        return false;  // (the test's process goes on; a real runner ends here)
+    };
+    auto r = run_code(lab, gpu);
+    CHECK(r["correct.first"]["status"] == "pass");
+    CHECK(r["correct.hangs"]["status"] == "fail");
+    CHECK(r["correct.hangs"]["points"] == 0);
+    CHECK(r["correct.hangs"]["message"].get<std::string>().find("did not finish within") != std::string::npos);
+    CHECK(r["correct.hangs"]["hint"].get<std::string>().find("occupancy") != std::string::npos);
+    CHECK(r["correct.after"]["status"] == "not_run");
+    CHECK(r["correct.after"]["message"].get<std::string>().find("hung in check 'correct.hangs'") != std::string::npos);
+    CHECK(asked_to_end);
+}

@@ -684,4 +684,13 @@ private:
  */
 [[nodiscard]] std::vector<TargetRun> run_targets_together(const std::vector<std::string>& targets, int timeout_s = 60);
 
+// ---- a kernel that never ends -------------------------------------------------------------------------------
+
+/**
+ * @brief Waits for everything enqueued on @p stream, polling (never blocking in the driver), for at most
+ * @p seconds; throws DeviceHung("<what> did not finish within N s ...") when the work is still running then.
+ * @param stream the stream the graded code enqueued on @param seconds deadline @param what the work, for the message
+ */
+void wait_or_hang(cudaStream_t stream, double seconds, const std::string& what);
+
 }  // namespace gpulab::grader

@@ -27,6 +27,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -72,6 +73,18 @@ enum class Status {
  * all reproduced by the run's seed. @param seed the run's seed @param salt names the stream
  */
 [[nodiscard]] std::uint64_t derive_seed(std::uint64_t seed, std::string_view salt) noexcept;
+
+/**
+ * @brief Thrown by a check (wait_or_hang()) when the graded code's work has not finished by the check's deadline: a
+ * kernel waiting for something that never happens (blocks spinning on a flag that blocks not yet resident would set,
+ * a wait for a grid that never launched). The runner reports the check as failed with this message, every later
+ * check as not run, and ends the lab's process at once without waiting for the device (a kernel cannot be stopped;
+ * ending the process ends it).
+ */
+class DeviceHung : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
 
 /**
  * @brief A whole number drawn uniformly from [@p lo, @p hi] (a multiple of @p multiple_of), from @p seed:

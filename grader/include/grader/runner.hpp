@@ -59,6 +59,9 @@ struct GpuHooks {
     std::function<std::string()> probe;
     /** @brief For an exception thrown by a check: a reason when it left the CUDA context unusable. */
     std::function<std::optional<std::string>(const std::exception&)> fatal_reason;
+    /** @brief After a fatal error, true when the process must end as soon as its report is sent (a kernel still
+     *  running: freeing device memory or leaving the runtime would wait for it). */
+    std::function<bool()> end_at_once;
     /** @brief Before the first check: why this GPU cannot be timed on now (another process uses it, the copy
      *  runs slower than the grader measured at the start of the run); empty when it can. */
     std::function<std::vector<std::string>(const Context&)> start_checks;
