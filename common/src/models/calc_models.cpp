@@ -461,6 +461,22 @@ void run_persistent_kernel(Context& c) {
 }
 
 // ---------------------------------------------------------------------------------------------
+void run_gemv_chain(Context& c) {
+    GemvChainInput in;
+    in.steps = c.whole("steps");
+    in.dim = c.whole("dim");
+    in.bandwidth_gbps = c.number("bandwidth-gbps");
+    in.boundary_us = c.number("boundary-us");
+    const GemvChain g = gemv_chain(in);
+    c.step("weight_bytes_per_step", g.weight_bytes_per_step, "bytes", "dim · dim · 2");
+    c.step("step_us", g.step_us, "µs", "weight_bytes_per_step / bandwidth_gbps");
+    c.result("boundaries", static_cast<double>(g.boundaries), "", "steps − 1");
+    c.result("boundaries_us", g.boundaries_us, "µs", "boundaries · boundary_us");
+    c.result("chain_us", g.chain_us, "µs", "steps · step_us + boundaries_us");
+    c.result("boundary_share", g.boundary_share, "", "boundaries_us / chain_us");
+}
+
+// ---------------------------------------------------------------------------------------------
 void run_quant_gemm(Context& c) {
     QuantGemmCase q;
     q.m = c.whole("m");
@@ -634,6 +650,13 @@ std::vector<Entry> make_registry() {
                    p("flag-us", "µs", K::non_negative, "0.37", "per task: ready flag")},
                   "RTX PRO 6000"},
                  run_persistent_kernel});
+    r.push_back({{"gemv-chain", "a chain of GEMVs: weights at the bandwidth plus a cost per boundary", "5.5.4",
+                  {p("steps", "GEMVs", K::count, "64", "GEMVs in the chain"),
+                   p("dim", "elements", K::count, "model:hidden_size", "each matrix is dim × dim (BF16)"),
+                   p("bandwidth-gbps", "GB/s", K::positive, "device:memory_bandwidth_gbps", "memory bandwidth"),
+                   p("boundary-us", "µs", K::non_negative, "1.2", "one dependency between steps")},
+                  "RTX PRO 6000"},
+                 run_gemv_chain});
     r.push_back({{"quant-gemm", "quantize separately vs inside the GEMM (Example 5-8)", "5.4.5",
                   {p("m", "rows", K::count, "4096", "rows of A"),
                    p("k", "elements", K::count, "4096", "columns of A"),

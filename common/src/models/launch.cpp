@@ -61,4 +61,16 @@ PersistentKernel persistent_kernel(const PersistentKernelInput& in) {
     return p;
 }
 
+GemvChain gemv_chain(const GemvChainInput& in) {
+    if (in.steps < 1 || in.dim < 1) throw std::invalid_argument("a chain needs at least one step of at least one row");
+    GemvChain c;
+    c.weight_bytes_per_step = static_cast<double>(in.dim) * static_cast<double>(in.dim) * in.elem_bytes;
+    c.step_us = transfer_time_us(c.weight_bytes_per_step, in.bandwidth_gbps);
+    c.boundaries = in.steps - 1;
+    c.boundaries_us = static_cast<double>(c.boundaries) * in.boundary_us;
+    c.chain_us = static_cast<double>(in.steps) * c.step_us + c.boundaries_us;
+    c.boundary_share = c.chain_us > 0 ? c.boundaries_us / c.chain_us : 0;
+    return c;
+}
+
 }  // namespace gpulab::models

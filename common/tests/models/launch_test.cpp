@@ -54,3 +54,22 @@ TEST_CASE("Persistent kernel: 126 us coarse against 114 us with a task queue", "
     CHECK(prints_as(p.speedup, 1.1, 1));
     CHECK(prints_as(p.coarse_us - p.persistent_us, 12.6, 1));
 }
+
+TEST_CASE("GEMV chain: 64 GEMVs of 4096 × 4096 read 32 MiB each across 63 boundaries", "[models][launch][chain]") {
+    const GemvChain c = gemv_chain({});
+    CHECK(c.weight_bytes_per_step == 32.0 * 1024 * 1024);
+    CHECK(c.boundaries == 63);
+    // The weights alone at 1792 GB/s: 18.7 µs a step (the chapter measured about 21).
+    CHECK(prints_as(c.step_us, 18.7, 1));
+    // 1.2–2.3 µs per boundary: 75.6–144.9 µs a chain; with a work-stealing counter, 0.74–1.06 µs: 46.6–66.8 µs.
+    CHECK(prints_as(c.boundaries_us, 75.6, 1));
+    CHECK(prints_as(gemv_chain({.boundary_us = 2.3}).boundaries_us, 144.9, 1));
+    CHECK(prints_as(gemv_chain({.boundary_us = 0.74}).boundaries_us, 46.6, 1));
+    CHECK(prints_as(gemv_chain({.boundary_us = 1.06}).boundaries_us, 66.8, 1));
+    CHECK(c.chain_us == Approx(64 * c.step_us + c.boundaries_us));
+    CHECK(c.boundary_share == Approx(c.boundaries_us / c.chain_us));
+    // One step has no boundary; a boundary that costs nothing leaves the weights alone.
+    CHECK(gemv_chain({.steps = 1}).boundaries == 0);
+    CHECK(gemv_chain({.boundary_us = 0}).chain_us == Approx(64 * c.step_us));
+    CHECK_THROWS_AS(gemv_chain({.steps = 0}), std::invalid_argument);
+}

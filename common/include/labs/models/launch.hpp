@@ -107,4 +107,26 @@ struct PersistentKernel {
 /** @brief Section 5.5.4 for @p in. @param in the inputs */
 [[nodiscard]] PersistentKernel persistent_kernel(const PersistentKernelInput& in);
 
+/** @brief Section 5.5.4's decode chain: GEMVs at batch 1, each reading its whole matrix, each waiting for the last. */
+struct GemvChainInput {
+    std::int64_t steps = 64;        ///< GEMVs in the chain
+    std::int64_t dim = 4096;        ///< each matrix is dim × dim
+    int elem_bytes = 2;             ///< bytes per weight (BF16)
+    double bandwidth_gbps = 1792;   ///< memory bandwidth the weights stream at
+    double boundary_us = 1.2;       ///< what one dependency between steps adds (the chapter: 1.2–2.3 µs)
+};
+
+/** @brief A GEMV chain's time: every step's weights at the bandwidth, plus a cost per boundary. */
+struct GemvChain {
+    double weight_bytes_per_step = 0;  ///< dim² · elem_bytes
+    double step_us = 0;                ///< weight_bytes_per_step at the bandwidth
+    std::int64_t boundaries = 0;       ///< steps − 1: a boundary between each step and the next
+    double boundaries_us = 0;          ///< boundaries · boundary_us
+    double chain_us = 0;               ///< steps · step_us + boundaries_us
+    double boundary_share = 0;         ///< boundaries_us / chain_us
+};
+
+/** @brief The chain of @p in. @param in the inputs @throws std::invalid_argument for steps or dim below 1 */
+[[nodiscard]] GemvChain gemv_chain(const GemvChainInput& in);
+
 }  // namespace gpulab::models
