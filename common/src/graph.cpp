@@ -144,9 +144,13 @@ std::string CapturedGraph::describe() const {
 }
 
 void CapturedGraph::replay() {
-    if (exec_ == nullptr) CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
-    CUDA_CHECK(cudaGraphLaunch(exec_, stream_));
+    launch(stream_);
     CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CapturedGraph::launch(cudaStream_t stream) {
+    if (exec_ == nullptr) CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
+    CUDA_CHECK(cudaGraphLaunch(exec_, stream));
 }
 
 }  // namespace gpulab

@@ -7,7 +7,9 @@
 //   build/labs/11_boundaries/lab11_bench --benchmark_format=json > bench.json   (your code)
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "chain.hpp"
@@ -15,6 +17,7 @@
 #include "labs/buffer.hpp"
 #include "labs/ceilings.hpp"
 #include "labs/cuda_check.hpp"
+#include "labs/graph.hpp"
 #include "labs/random.hpp"
 
 namespace {
@@ -44,26 +47,14 @@ void given_as_graph(const ChainArgs& a, cudaStream_t stream) {
     struct Entry {
         const bf16* x;
         int steps;
-        cudaGraphExec_t exec;
+        std::unique_ptr<gpulab::CapturedGraph> graph;
     };
     static std::vector<Entry> graphs;
-    for (const Entry& e : graphs)
-        if (e.x == a.x && e.steps == a.steps) {
-            CUDA_CHECK(cudaGraphLaunch(e.exec, stream));
-            return;
-        }
-    cudaStream_t cap = nullptr;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&cap, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaStreamBeginCapture(cap, cudaStreamCaptureModeThreadLocal));
-    launch_chain_given(a, cap);
-    cudaGraph_t g = nullptr;
-    CUDA_CHECK(cudaStreamEndCapture(cap, &g));
-    CUDA_CHECK(cudaStreamDestroy(cap));
-    cudaGraphExec_t exec = nullptr;
-    CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
-    CUDA_CHECK(cudaGraphDestroy(g));
-    graphs.push_back({a.x, a.steps, exec});
-    CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    auto it = std::find_if(graphs.begin(), graphs.end(), [&](const Entry& e) { return e.x == a.x && e.steps == a.steps; });
+    if (it == graphs.end())
+        it = graphs.insert(graphs.end(), Entry{a.x, a.steps, std::make_unique<gpulab::CapturedGraph>(
+                                                                  [&a](cudaStream_t s) { launch_chain_given(a, s); })});
+    it->graph->launch(stream);
 }
 
 void run(benchmark::State& state, ChainLauncher launch) {

@@ -23,6 +23,7 @@
 #include "grader/observer.hpp"
 #include "labs/compare_device.hpp"
 #include "labs/cuda_check.hpp"
+#include "labs/graph.hpp"
 #include "labs/models/occupancy.hpp"
 #include "labs/occupancy_probe.hpp"
 #include "labs/random.hpp"
@@ -216,6 +217,13 @@ struct Timeline {
         std::nth_element(g.begin(), g.begin() + std::ptrdiff_t(g.size() / 2), g.end());
         return g[g.size() / 2];
     }
+    // Every kernel's start and end (µs from the first start): the report's data for the handout's timeline figure.
+    [[nodiscard]] nlohmann::json starts_ends_us() const {
+        nlohmann::json out = nlohmann::json::array();
+        for (const ObservedKernel& k : kernels)
+            out.push_back({double(k.start - kernels.front().start) * 1e-3, double(k.end - kernels.front().start) * 1e-3});
+        return out;
+    }
     [[nodiscard]] double span_us() const {
         if (kernels.empty()) return 0;
         std::uint64_t last = 0;
@@ -274,6 +282,7 @@ CorrectnessResult check_graph_launches(Context& ctx) {
     const Timeline given = given_timeline(ctx);
     r.details = {{"kernels", t.kernels.size()}, {"graphs", graphs.size()}, {"direct_launches", direct}, {"copies", copies},
                  {"median_gap_us", t.median_gap_us()}, {"given_median_gap_us", given.median_gap_us()},
+                 {"timeline_us", t.starts_ends_us()}, {"given_timeline_us", given.starts_ends_us()},
                  {"observed", out.seen.summary()}};
     const std::string seen = strprintf("observed %zu kernels (%s), %d launched directly, in %zu graph%s, and %zu cop%s or memset%s",
                                        t.kernels.size(), names_of(t.kernels).c_str(), direct, graphs.size(),
@@ -304,7 +313,8 @@ CorrectnessResult check_pdl_launches(Context& ctx) {
     for (const ObservedKernel& k : t.kernels) in_graph += k.graph != 0;
     const Timeline given = given_timeline(ctx);
     r.details = {{"kernels", t.kernels.size()}, {"in_graph", in_graph}, {"copies", copies}, {"overlapped", t.overlapped()},
-                 {"median_gap_us", t.median_gap_us()}, {"given_median_gap_us", given.median_gap_us()}, {"observed", out.seen.summary()}};
+                 {"median_gap_us", t.median_gap_us()}, {"given_median_gap_us", given.median_gap_us()},
+                 {"timeline_us", t.starts_ends_us()}, {"observed", out.seen.summary()}};
     const std::string seen = strprintf("observed %zu kernels (%s), %d of them in a graph, and %zu cop%s or memset%s", t.kernels.size(),
                                        names_of(t.kernels).c_str(), in_graph, copies, copies == 1 ? "y" : "ies", copies == 1 ? "" : "s");
     if (const std::uint64_t bytes = allocated(out.seen); bytes > 0)
@@ -350,6 +360,7 @@ CorrectnessResult check_persistent_launches(Context& ctx) {
     r.details["grid"] = grid;
     r.details["resident_blocks"] = resident;
     r.details["span_us"] = timeline_of(ks).span_us();
+    r.details["timeline_us"] = timeline_of(ks).starts_ends_us();
     const std::string sized = strprintf("%s; its grid of %llu blocks of %d threads (%u registers each, %d B of shared memory) "
                                         "against %llu resident at once (%d per SM × %d SMs, limited by %s)",
                                         seen.c_str(), static_cast<unsigned long long>(grid), threads, k.registers,
@@ -392,7 +403,7 @@ struct ChainSets {
     DeviceBuffer<unsigned> work[2];
     DeviceBuffer<bf16> check_x;
     DeviceBuffer<unsigned> check_work{kWorkspaceWords};
-    cudaGraphExec_t given_graph[2] = {nullptr, nullptr};  // the given chain captured per set (the grader's own graph)
+    std::unique_ptr<CapturedGraph> given_graph[2];  // the given chain captured per set (the grader's own graph)
 
     explicit ChainSets(std::uint64_t seed) : w(std::make_shared<DeviceBuffer<bf16>>(s.w_count())), check_x(s.x_count()) {
         fill_uniform_bf16_device(w->data(), w->size(), seed, -weight_range(s.dim), weight_range(s.dim));
@@ -402,19 +413,8 @@ struct ChainSets {
             refill(i, seed + 1 + std::uint64_t(i), nullptr);
         }
         CUDA_CHECK(cudaDeviceSynchronize());
-    }
-    ChainSets(ChainSets&& o) noexcept
-        : s(o.s), w(std::move(o.w)), check_x(std::move(o.check_x)), check_work(std::move(o.check_work)) {
-        for (int i = 0; i < 2; ++i) {
-            x[i] = std::move(o.x[i]);
-            work[i] = std::move(o.work[i]);
-            given_graph[i] = std::exchange(o.given_graph[i], nullptr);
-        }
-    }
-    ChainSets(const ChainSets&) = delete;
-    ~ChainSets() {
-        for (cudaGraphExec_t g : given_graph)
-            if (g != nullptr) cudaGraphExecDestroy(g);
+        for (int i = 0; i < 2; ++i)
+            given_graph[i] = std::make_unique<CapturedGraph>([this, i](cudaStream_t st) { launch_chain_given(args(i), st); });
     }
     ChainArgs args(int i) {
         ChainArgs a;
@@ -438,21 +438,8 @@ struct ChainSets {
         return strprintf("step %zu's row %zu and %zu more outputs differ from the given chain's on the same inputs", at / std::size_t(s.dim),
                          at % std::size_t(s.dim), d.count - 1);
     }
-    // The given chain as one graph (captured once per set, on a stream of the grader's), launched on st.
-    void run_given_graph(int i, cudaStream_t st) {
-        if (given_graph[i] == nullptr) {
-            cudaStream_t cap = nullptr;
-            CUDA_CHECK(cudaStreamCreateWithFlags(&cap, cudaStreamNonBlocking));
-            CUDA_CHECK(cudaStreamBeginCapture(cap, cudaStreamCaptureModeThreadLocal));
-            launch_chain_given(args(i), cap);
-            cudaGraph_t g = nullptr;
-            CUDA_CHECK(cudaStreamEndCapture(cap, &g));
-            CUDA_CHECK(cudaStreamDestroy(cap));
-            CUDA_CHECK(cudaGraphInstantiate(&given_graph[i], g, 0));
-            CUDA_CHECK(cudaGraphDestroy(g));
-        }
-        CUDA_CHECK(cudaGraphLaunch(given_graph[i], st));
-    }
+    // The given chain as one graph (captured with the set), launched on st.
+    void run_given_graph(int i, cudaStream_t st) { given_graph[i]->launch(st); }
     Rotation rotation(ChainLauncher f) {
         Rotation r = rotation_of(*this, [this, f](int i, cudaStream_t st) { f(args(i), st); });
         if (f == &launch_chain_pdl) r.code = CodeNeeds{.dependency_wait = true};

@@ -20,8 +20,11 @@
 #include "chain_math.cuh"
 #include "labs/cuda_check.hpp"
 
-// The known-bad versions of part (c) (wrong/persistent_*.cu, wrong/flag_*.cu) include this file with one of these
+// The known-bad versions (wrong/pdl_*.cu, wrong/persistent_*.cu, wrong/flag_*.cu) include this file with one of these
 // switched off.
+#ifndef LAB11_PDL_WAIT
+#define LAB11_PDL_WAIT 1  // (b)'s steps wait for the previous grid (griddepcontrol.wait) before they read x
+#endif
 #ifndef LAB11_FENCE_BEFORE_FLAG
 #define LAB11_FENCE_BEFORE_FLAG 1  // a task's rows are fenced at GPU scope before its flag is raised
 #endif
@@ -85,7 +88,9 @@ __global__ void __launch_bounds__(kThreads, 2) pdl_kernel(const __nv_bfloat16* w
     uint4 early[kEarlyChunks];
     if (row < dim) load_early(early, w_row, dim, lane);
     // The previous step has finished and its writes are visible past this point.
+#if LAB11_PDL_WAIT
     chain::pdl_wait();
+#endif
     if (row >= dim) return;
     const float acc = lane_dot(early, w_row, reinterpret_cast<const uint4*>(x), dim, lane);
     const __nv_bfloat16 v = chain::to_bf16(chain::warp_sum(acc));

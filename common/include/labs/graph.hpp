@@ -61,6 +61,10 @@ public:
     [[nodiscard]] std::string describe() const;
     /** @brief Instantiates the graph (first call), launches it on its stream and waits for it. */
     void replay();
+    /** @brief Instantiates the graph (first call) and launches it on @p stream without waiting: for timing a
+     *  replay among other work (a benchmark's loop, a baseline interleaved with the graded code).
+     *  @param stream where the replay is enqueued */
+    void launch(cudaStream_t stream);
 
 private:
     cudaStream_t stream_ = nullptr;
