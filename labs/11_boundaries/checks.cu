@@ -203,6 +203,23 @@ std::uint64_t allocated(const Observation& seen) {
     return n;
 }
 
+// What a launcher may hold of its own between calls (static data a header may carry): far below the chapter's chain's
+// outputs (64 × 4096 BF16, 512 KiB), which a launcher that replays its last results instead of computing would keep.
+constexpr std::uint64_t kOwnMemorySlack = std::uint64_t(64) << 10;
+
+// "" when the call allocated nothing and the graded code holds no more than the slack (its allocations still live and
+// its modules' static __device__ data, as observed); else what it holds.
+std::string own_memory(const Observation& seen) {
+    if (const std::uint64_t bytes = allocated(seen); bytes > 0)
+        return strprintf("; it allocated %llu bytes of its own", static_cast<unsigned long long>(bytes));
+    const std::uint64_t held = Observer::instance().memory_held().total;
+    if (held > kOwnMemorySlack)
+        return strprintf("; your code holds %.2f MiB of its own (static __device__ data included): room for outputs kept "
+                         "from one call to the next",
+                         double(held) / (1 << 20));
+    return {};
+}
+
 // The kernels of a call in the order they started, and the gaps between one's end and the next one's start (µs;
 // negative: the next started before the previous ended).
 struct Timeline {
@@ -287,8 +304,9 @@ CorrectnessResult check_graph_launches(Context& ctx) {
     const std::string seen = strprintf("observed %zu kernels (%s), %d launched directly, in %zu graph%s, and %zu cop%s or memset%s",
                                        t.kernels.size(), names_of(t.kernels).c_str(), direct, graphs.size(),
                                        graphs.size() == 1 ? "" : "s", copies, copies == 1 ? "y" : "ies", copies == 1 ? "" : "s");
-    if (const std::uint64_t bytes = allocated(out.seen); bytes > 0)
-        return fail(std::move(r), seen + strprintf("; it allocated %llu bytes of its own", static_cast<unsigned long long>(bytes)),
+    r.details["held_bytes"] = Observer::instance().memory_held().total;
+    if (const std::string own = own_memory(out.seen); !own.empty())
+        return fail(std::move(r), seen + own,
                     "the graph's buffers are the caller's: no allocations");
     if (int(t.kernels.size()) != steps || graphs.size() != 1 || direct != 0 || copies != 0)
         return fail(std::move(r), seen + strprintf("; expected the %d steps as the %d kernel nodes of one graph launch, nothing else", steps, steps),
@@ -317,8 +335,9 @@ CorrectnessResult check_pdl_launches(Context& ctx) {
                  {"timeline_us", t.starts_ends_us()}, {"observed", out.seen.summary()}};
     const std::string seen = strprintf("observed %zu kernels (%s), %d of them in a graph, and %zu cop%s or memset%s", t.kernels.size(),
                                        names_of(t.kernels).c_str(), in_graph, copies, copies == 1 ? "y" : "ies", copies == 1 ? "" : "s");
-    if (const std::uint64_t bytes = allocated(out.seen); bytes > 0)
-        return fail(std::move(r), seen + strprintf("; it allocated %llu bytes of its own", static_cast<unsigned long long>(bytes)),
+    r.details["held_bytes"] = Observer::instance().memory_held().total;
+    if (const std::string own = own_memory(out.seen); !own.empty())
+        return fail(std::move(r), seen + own,
                     "no allocations: each step reads its input where the previous one wrote it");
     if (int(t.kernels.size()) != steps || in_graph != 0 || copies != 0)
         return fail(std::move(r), seen + strprintf("; expected %d kernels, one launch per step, nothing else", steps),
@@ -342,8 +361,9 @@ CorrectnessResult check_persistent_launches(Context& ctx) {
     const std::string seen = strprintf("observed %zu kernel%s%s%s and %zu cop%s or memset%s", ks.size(), ks.size() == 1 ? "" : "s",
                                        ks.empty() ? "" : ": ", names_of(ks).c_str(), copies, copies == 1 ? "y" : "ies",
                                        copies == 1 ? "" : "s");
-    if (const std::uint64_t bytes = allocated(out.seen); bytes > 0)
-        return fail(std::move(r), seen + strprintf("; it allocated %llu bytes of its own", static_cast<unsigned long long>(bytes)),
+    r.details["held_bytes"] = Observer::instance().memory_held().total;
+    if (const std::string own = own_memory(out.seen); !own.empty())
+        return fail(std::move(r), seen + own,
                     "keep the task counter and the flags in the workspace you are given");
     if (ks.size() != 1 || copies > 1)
         return fail(std::move(r), seen + "; expected one kernel for the whole chain and at most one memset",
