@@ -65,4 +65,28 @@ CriticalPath critical_path(const std::vector<Task>& tasks) {
     return cp;
 }
 
+double knee_us(const std::vector<Task>& tasks, const std::string& name) {
+    std::vector<Task> t = tasks;
+    const auto it = std::find_if(t.begin(), t.end(), [&](const Task& x) { return x.name == name; });
+    if (it == t.end()) throw std::invalid_argument("no stage '" + name + "'");
+    const double own = it->duration_us;
+    const double with = critical_path(t).length_us;
+    it->duration_us = 0;
+    const double without = critical_path(t).length_us;
+    // The path is max(through the stage + its duration, every other chain): it falls one for one down to the knee.
+    return std::clamp(own - (with - without), 0.0, own);
+}
+
+double median(std::vector<double> values) {
+    if (values.empty()) throw std::invalid_argument("the median of no values");
+    std::sort(values.begin(), values.end());
+    const std::size_t mid = values.size() / 2;
+    return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+double per_call_saving_us(double old_total_ms, double new_total_ms, double calls) {
+    if (!(calls > 0)) throw std::invalid_argument("per_call_saving_us: calls must be positive");
+    return (old_total_ms - new_total_ms) * 1e3 / calls;
+}
+
 }  // namespace gpulab::models

@@ -49,6 +49,24 @@ TEST_CASE("Critical path: 80 us, 60 us once A is 15 us, 110 us if B slows to 90 
     CHECK(request(15, 90).length_us == 110);
 }
 
+TEST_CASE("The knee: A stops helping at 40 us, where B takes over; shortening B saves nothing", "[models][request]") {
+    const std::vector<Task> request = {{"prep", 10, {}}, {"A", 60, {"prep"}}, {"B", 40, {"prep"}}, {"finish", 10, {"A", "B"}}};
+    CHECK(knee_us(request, "A") == Approx(40));
+    CHECK(knee_us(request, "B") == Approx(40));  // its own: off the path
+    CHECK(knee_us(request, "prep") == Approx(0));  // every chain goes through it
+    CHECK_THROWS_AS(knee_us(request, "nope"), std::invalid_argument);
+}
+
+TEST_CASE("Section 5.6.3: 1116 decode calls from 2.4 to 0.92 ms save 1.33 us each; the median of pairs", "[models][request]") {
+    CHECK(prints_as(per_call_saving_us(2.4, 0.92, 1116), 1.33, 2));
+    // 127 decode steps of 36 layers at that saving: about 6.06 ms.
+    CHECK(prints_as(per_call_saving_us(2.4, 0.92, 1116) * 36 * 127 / 1e3, 6.06, 2));
+    CHECK(median({3, 1, 2}) == 2);
+    CHECK(median({4, 1, 3, 2}) == Approx(2.5));
+    CHECK_THROWS_AS(median({}), std::invalid_argument);
+    CHECK_THROWS_AS(per_call_saving_us(1, 0, 0), std::invalid_argument);
+}
+
 TEST_CASE("Critical path rejects cycles and unknown stages", "[models][request]") {
     CHECK_THROWS_AS(critical_path({{"a", 1, {"b"}}, {"b", 1, {"a"}}}), std::invalid_argument);
     CHECK_THROWS_AS(critical_path({{"a", 1, {"nope"}}}), std::invalid_argument);
