@@ -12,7 +12,8 @@
 #     [APPEND_TO_EDIT <a frozen file compiled at the end of each editable .cu translation unit, e.g. the
 #                  explicit instantiations of the student's templates, so that the student's file holds
 #                  nothing that exists only for the build>]
-#     [WRONG       <known-bad versions of the editable file, in solutions/<NN_name>/; default: wrong/*.cu>]
+#     [WRONG       <known-bad versions of the editable file, in solutions/<NN_name>/; default: wrong/*.cu and
+#                  wrong/*.cpp>]
 #     [EXPECT      <what the grader must say of each, in solutions/<NN_name>/; default: wrong/expect.json>]
 #     [WRONG_TIMEOUT <seconds each known-bad version may run; default 120>]
 #     [LIBRARIES   <extra libraries for the implementations, the checks and the benchmark>]
@@ -239,7 +240,7 @@ function(labs_add_lab folder)
   if(NOT LABS_BUILD_SOLUTIONS OR NOT EXISTS "${solution_dir}")
     set(ARG_WRONG "")
   elseif(NOT DEFINED ARG_WRONG)
-    file(GLOB ARG_WRONG CONFIGURE_DEPENDS RELATIVE "${solution_dir}" "${solution_dir}/wrong/*.cu")
+    file(GLOB ARG_WRONG CONFIGURE_DEPENDS RELATIVE "${solution_dir}" "${solution_dir}/wrong/*.cu" "${solution_dir}/wrong/*.cpp")
   endif()
   if(NOT ARG_EXPECT)
     set(ARG_EXPECT wrong/expect.json)
@@ -404,18 +405,18 @@ function(labs_add_lab folder)
   add_test(NAME ${p}_template_code_zero COMMAND ${untouched} ${student_files} -- ${grader_cmd} --only code --expect zero)
   set_tests_properties(${p}_template_code_zero PROPERTIES LABELS "gpu;lab${id}" RESOURCE_LOCK labs_gpu)
 
-  # Known-bad versions: each one replaces the (single) editable .cu file; wrong/expect.json says what the
+  # Known-bad versions: each one replaces the (single) editable source file (.cu, or .cpp for a host-only lab); wrong/expect.json says what the
   # grader must report for it. Those expected not to build stay out of `all`; they and those the code
   # policy stops are graded by a cpu test that lets the grader build them; the others by a gpu test.
   if(ARG_WRONG)
     if(NOT EXISTS "${solution_dir}/${ARG_EXPECT}")
       message(FATAL_ERROR "labs_add_lab(${folder}): known-bad versions need ${ARG_EXPECT}")
     endif()
-    set(edit_cu ${ARG_EDIT})
-    list(FILTER edit_cu INCLUDE REGEX "\\.cu$")
-    list(LENGTH edit_cu n_cu)
-    if(NOT n_cu EQUAL 1)
-      message(FATAL_ERROR "labs_add_lab(${folder}): WRONG needs exactly one editable .cu file")
+    set(edit_src ${ARG_EDIT})
+    list(FILTER edit_src INCLUDE REGEX "\\.(cu|cpp)$")
+    list(LENGTH edit_src n_src)
+    if(NOT n_src EQUAL 1)
+      message(FATAL_ERROR "labs_add_lab(${folder}): WRONG needs exactly one editable source file (.cu or .cpp)")
     endif()
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${solution_dir}/${ARG_EXPECT}")
     file(READ "${solution_dir}/${ARG_EXPECT}" expect_json)
