@@ -1,6 +1,8 @@
-// FROZEN: do not edit. Lab 12's graded checks, first part: everything your functions compute, on traces whose answers
-// the grader knows — the chapter's two-branch request, and traces drawn from the run's seed (1 to 3000 stages on 1 to
-// 4 lanes, waits across lanes, recorded times with gaps that the model must ignore). On the host: no GPU needed.
+// FROZEN: do not edit. Lab 12's graded checks. First, everything your functions compute, on traces whose answers the
+// grader knows — the chapter's two-branch request, and traces drawn from the run's seed (1 to 3000 stages on 1 to 4
+// lanes, waits across lanes, recorded times with gaps that the model must ignore): on the host, no GPU needed. Then,
+// on the GPU, the request of gpu_request.hpp as the grader's observer recorded it: your critical path of that trace,
+// and your paired statistic of the request before and after the fused activation, measured in interleaved rounds.
 //
 // How a path is judged without trusting it: the grader schedules the trace itself (every stage as early as its
 // predecessors allow) and accepts any path whose length is the latest end, whose first stage starts at 0, and whose
@@ -9,10 +11,19 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include <cuda_runtime_api.h>
+
+#include "gpu_request.hpp"
+#include "grader/gpu_checks.hpp"
 #include "grader/lab.hpp"
+#include "grader/observer.hpp"
+#include "labs/cuda_check.hpp"
 #include "labs/text.hpp"
 #include "request.hpp"
 
@@ -366,6 +377,149 @@ CorrectnessResult check_lever(Context& ctx) {
                                         n));
 }
 
+// ---- the request on the GPU ----------------------------------------------------------------------------------------
+
+// The request, its two streams, and one trace of each version as observed.
+struct Observed {
+    std::unique_ptr<GpuRequest> request;
+    cudaStream_t main = nullptr, side = nullptr;
+    Trace old_trace, new_trace;
+    std::string error;  // why a trace could not be made ("" when both were)
+};
+
+// One enqueue observed, as a trace: the request's kernels by start, lane 0 on main and 1 on side, µs from the first
+// start, each named for its operator; the request's wait across lanes mapped to the stages.
+std::string observe_trace(Observed& o, bool fused, Trace& out) {
+    Window window;
+    o.request->enqueue(fused, o.main, o.side);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const Observation seen = window.close();
+    const std::uint32_t main_id = Observer::instance().stream_id(o.main), side_id = Observer::instance().stream_id(o.side);
+    std::vector<ObservedKernel> ks;
+    for (const ObservedKernel& k : seen.kernels)
+        if (k.stream == main_id || k.stream == side_id) ks.push_back(k);
+    std::sort(ks.begin(), ks.end(), [](const ObservedKernel& a, const ObservedKernel& b) { return a.start < b.start; });
+    int per_lane[2] = {0, 0};
+    std::vector<std::pair<int, int>> lane_index;  // stage → (lane, its order on the lane)
+    out = Trace{};
+    for (const ObservedKernel& k : ks) {
+        const int lane = k.stream == main_id ? 0 : 1;
+        const std::string op = GpuRequest::op_of(kernel_display_name(k.name), lane);
+        if (op.empty()) return "an unexpected kernel in the request: " + kernel_display_name(k.name);
+        out.stages.push_back({op, lane, double(k.start - ks.front().start) * 1e-3, double(k.end - ks.front().start) * 1e-3});
+        lane_index.emplace_back(lane, per_lane[lane]++);
+    }
+    for (int lane = 0; lane < 2; ++lane)
+        if (per_lane[lane] != o.request->kernels(fused, lane))
+            return strprintf("lane %d ran %d kernels, not the request's %d", lane, per_lane[lane], o.request->kernels(fused, lane));
+    const auto stage_of = [&](int lane, int k) {
+        for (std::size_t i = 0; i < lane_index.size(); ++i)
+            if (lane_index[i] == std::pair{lane, k}) return static_cast<int>(i);
+        return -1;
+    };
+    for (const WaitPoint& w : o.request->waits(fused)) {
+        const int before = stage_of(w.before_lane, w.before_kernel), after = stage_of(w.after_lane, w.after_kernel);
+        if (before < 0 || after < 0 || before >= after) return "the request's wait does not map onto its trace";
+        out.waits.push_back({before, after});
+    }
+    return {};
+}
+
+// Made once per run (the streams live as long as the process).
+Observed& observed_request(Context& ctx) {
+    static Observed o = [&] {
+        Observed made;
+        made.request = std::make_unique<GpuRequest>(GpuRequestShape{}, ctx.seed_for("lab12 request"));
+        CUDA_CHECK(cudaStreamCreateWithFlags(&made.main, cudaStreamNonBlocking));
+        CUDA_CHECK(cudaStreamCreateWithFlags(&made.side, cudaStreamNonBlocking));
+        // One of each first: modules loaded, caches warm.
+        made.request->enqueue(false, made.main, made.side);
+        made.request->enqueue(true, made.main, made.side);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        made.error = observe_trace(made, false, made.old_trace);
+        if (made.error.empty()) made.error = observe_trace(made, true, made.new_trace);
+        return made;
+    }();
+    return o;
+}
+
+double op_total(const Trace& t, const std::string& op) {
+    double total = 0;
+    for (const Stage& s : t.stages)
+        if (s.op == op) total += s.duration_us();
+    return total;
+}
+
+CorrectnessResult check_real_trace(Context& ctx) {
+    CorrectnessResult r;
+    if (skip_unobserved(r, "the request's kernels cannot be observed")) return r;
+    Observed& o = observed_request(ctx);
+    if (!o.error.empty()) throw std::logic_error("lab definition error: " + o.error);
+    const Trace& t = o.old_trace;
+    const std::vector<double> d = t.durations_us();
+    const Path p = critical_path(t, d);
+    const Schedule sched = schedule(t, d);
+    double span = 0;
+    for (const Stage& s : t.stages) span = std::max(span, s.end_us);
+    r.details = {{"stages", t.stages.size()}, {"critical_path_us", sched.length}, {"recorded_us", span},
+                 {"activation_us", op_total(t, "activation")}, {"kv_projection_us", op_total(t, "kv projection")}};
+    if (const std::string why = judge_path(t, d, p); !why.empty())
+        return fail(std::move(r), strprintf("the request's trace (%zu kernels on 2 streams): ", t.stages.size()) + why, kPathHint);
+    return pass(std::move(r), strprintf("the request's trace as observed: %zu kernels on 2 streams; its critical path %.1f µs of "
+                                        "kernels against %.1f µs recorded (the rest: launches and waits the model leaves out)",
+                                        t.stages.size(), sched.length, span));
+}
+
+// The request before (SiLU, then ⊙) and after (fused) in interleaved rounds, each round's order drawn; each request
+// timed by events on its main stream, which waits for the side branch.
+CorrectnessResult check_measured(Context& ctx) {
+    CorrectnessResult r;
+    if (skip_unobserved(r, "the request's kernels cannot be observed")) return r;
+    Observed& o = observed_request(ctx);
+    if (!o.error.empty()) throw std::logic_error("lab definition error: " + o.error);
+    constexpr int kRounds = 21;
+    cudaEvent_t start = nullptr, end = nullptr;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&end));
+    const auto time_one = [&](bool fused) {
+        CUDA_CHECK(cudaEventRecord(start, o.main));
+        o.request->enqueue(fused, o.main, o.side);
+        CUDA_CHECK(cudaEventRecord(end, o.main));
+        CUDA_CHECK(cudaEventSynchronize(end));
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, start, end));
+        return double(ms) * 1e3;
+    };
+    std::vector<double> before, after;
+    for (int i = 0; i < kRounds; ++i) {
+        const bool old_first = draw(ctx.seed_for("lab12 order " + std::to_string(i)), 0, 1) == 0;
+        const double first = time_one(!old_first), second = time_one(old_first);
+        before.push_back(old_first ? first : second);
+        after.push_back(old_first ? second : first);
+    }
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(end));
+    const std::uint64_t boot = ctx.seed_for("lab12 measured bootstrap");
+    const Paired want = expected_paired(before, after, boot), got = paired(before, after, boot);
+    const double old_act = op_total(o.old_trace, "activation"), new_act = op_total(o.new_trace, "activation");
+    const double factor = old_act > 0 ? new_act / old_act : 1.0;
+    const Prediction pred = expected_prediction(o.old_trace, "activation", factor);
+    r.details = {{"before_us", before}, {"after_us", after}, {"median_difference_us", want.median_difference_us},
+                 {"low_us", want.low_us}, {"high_us", want.high_us}, {"difference_of_medians_us", want.difference_of_medians_us},
+                 {"activation_old_us", old_act}, {"activation_new_us", new_act}, {"amdahl_saving_us", pred.amdahl_saving_us},
+                 {"path_saving_us", pred.path_saving_us}};
+    const std::string measured = strprintf(
+        "%d rounds: the median request %.1f µs before, %.1f µs after; the median of the paired differences %.2f µs "
+        "[%.2f, %.2f], the difference of medians %.2f µs; predicted from the trace (the activation's kernels %.1f → %.1f µs): "
+        "Amdahl %.2f µs, the path %.2f µs",
+        kRounds, median(before), median(after), want.median_difference_us, want.low_us, want.high_us,
+        want.difference_of_medians_us, old_act, new_act, pred.amdahl_saving_us, pred.path_saving_us);
+    if (const std::string why = judge_paired(got, want); !why.empty())
+        return fail(std::move(r), "on the measured rounds: " + why + ". " + measured,
+                    "the same statistic as on the planted experiments");
+    return pass(std::move(r), measured);
+}
+
 }  // namespace
 
 void register_checks(Lab& lab) {
@@ -378,4 +532,8 @@ void register_checks(Lab& lab) {
                    8, check_paired);
     lab.host_check("lever.drawn", "(d) the operator to speed up, and a stage's knee: the chapter's and 40 drawn traces", 8,
                    check_lever);
+    lab.correctness("trace.real", "(a) the request on the GPU, as observed: its critical path", 4, check_real_trace);
+    lab.correctness("paired.measured", "(c) the request before and after the fused activation, 21 interleaved rounds: your "
+                                       "paired statistic (the predictions reported beside it)",
+                    4, check_measured);
 }
