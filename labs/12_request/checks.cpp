@@ -465,6 +465,11 @@ CorrectnessResult check_real_trace(Context& ctx) {
                  {"activation_us", op_total(t, "activation")}, {"kv_projection_us", op_total(t, "kv projection")}};
     if (const std::string why = judge_path(t, d, p); !why.empty())
         return fail(std::move(r), strprintf("the request's trace (%zu kernels on 2 streams): ", t.stages.size()) + why, kPathHint);
+    // The trace and the path (judged right) for the report and the handout's figure.
+    nlohmann::json stages = nlohmann::json::array(), waits = nlohmann::json::array();
+    for (const Stage& s : t.stages) stages.push_back({s.op, s.lane, s.start_us, s.end_us});
+    for (const Wait& w : t.waits) waits.push_back({w.before, w.after});
+    r.details["trace"] = {{"stages", stages}, {"waits", waits}, {"path", p.stages}};
     return pass(std::move(r), strprintf("the request's trace as observed: %zu kernels on 2 streams; its critical path %.1f µs of "
                                         "kernels against %.1f µs recorded (the rest: launches and waits the model leaves out)",
                                         t.stages.size(), sched.length, span));
