@@ -17,6 +17,7 @@ Both take --redraw (redraw_request()).
 """
 import argparse
 import html
+import json
 import math
 import pathlib
 import sys
@@ -252,6 +253,27 @@ def figure_command_line(doc, svg_name, committed_input=None):
         sys.argv = [sys.argv[0], str(committed_input) if committed_input else redraw[1], str(redraw[0] / svg_name)]
     if len(sys.argv) not in (2, 3):
         sys.exit(doc)
+
+
+def no_committed_run(committed):
+    """Under --redraw, True (and says so) when the run a lab's figures are drawn from is not committed yet (the lab has
+    not run on a GPU): there is no figure to redraw, and none is committed to compare."""
+    if "--redraw" in sys.argv and not pathlib.Path(committed).exists():
+        print("figures.py: no run committed in figures/ yet: no figure to draw")
+        return True
+    return False
+
+
+def kept_from_report(report, kept, out_kept, extract):
+    """What a lab's figures draw from a graded run: extract(the report's JSON) when a grader report is given (and
+    written to out_kept, the file --redraw draws from), else the JSON of the kept file."""
+    if report:
+        data = extract(json.loads(pathlib.Path(report).read_text()))
+        pathlib.Path(out_kept).write_text(json.dumps(data) + "\n")
+        return data
+    if kept:
+        return json.loads(pathlib.Path(kept).read_text())
+    sys.exit("figures.py: give a grader report (--report) or the run kept from one")
 
 
 def figures_options(doc, redraw_options):

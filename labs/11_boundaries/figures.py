@@ -5,8 +5,8 @@
         lab11_timeline.svg: the first steps of the chapter's chain (64 GEMVs of 4096 × 4096) as the grader observed
         them — every kernel's start and end for the given chain's launches, (a)'s graph, (b)'s PDL launches and (c)'s
         one persistent kernel — from the launches checks' details of `grader --solution 11 --json REPORT.json`;
-        lab11_boundaries.svg: what one more step costs beyond its weights at the copy bandwidth, for each way of
-        running the chain: (t(64) − t(16)) / 48 − 32 MiB / copy GB/s, from `lab11_bench --benchmark_format=json >
+        lab11_boundaries.svg: what one more step costs, for each way of running the chain: (t(64) − t(16)) / 48,
+        against its 32 MiB of weights at the copy bandwidth (in the title), from `lab11_bench --benchmark_format=json >
         BENCH.json`. The report's timelines are kept in figures/lab11_timelines.json, the bench in
         figures/lab11_bench.json (what --redraw draws from).
 """
@@ -17,7 +17,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "common" / "scripts"))
 from bench_json import measured_runs  # noqa: E402
-from svg_chart import Chart, figures_options, lanes, text, write_figure  # noqa: E402
+from svg_chart import Chart, figures_options, kept_from_report, lanes, no_committed_run, text, write_figure  # noqa: E402
 
 here = pathlib.Path(__file__).resolve().parent
 COLOURS = ["#1f6feb", "#2da44e"]
@@ -89,20 +89,18 @@ def boundary_figure(bench, out):
     for key, name in VARIANTS:
         if key in times and 64 in times[key] and 16 in times[key]:
             labels.append(name)
-            values.append((times[key][64] - times[key][16]) / 48 - weights_us)
+            values.append((times[key][64] - times[key][16]) / 48)
     if not values:
         sys.exit("figures.py: the bench has no runs of 16 and 64 steps")
-    chart = Chart(720, 380, f"One more step beyond its 32 MiB of weights at {copy:.0f} GB/s ({weights_us:.1f} µs)", legend=False)
-    chart.bars(labels, values, "µs per step: (t(64) − t(16)) / 48 − weights", value_format="{:.2f}")
+    chart = Chart(720, 380, f"One more step: its 32 MiB of weights take {weights_us:.2f} µs at the copy's {copy:.0f} GB/s",
+                  legend=False)
+    chart.bars(labels, values, "µs per step: (t(64) − t(16)) / 48", value_format="{:.2f}")
     (out / "lab11_boundaries.svg").write_text(chart.svg())
     print(f"wrote {out / 'lab11_boundaries.svg'}")
 
 
 def main():
-    committed = here / "figures" / "lab11_bench.json"
-    if "--redraw" in sys.argv and not committed.exists():
-        # Nothing measured is committed yet (the lab has not run on a GPU): there is no figure to redraw.
-        print("figures.py: no run committed in figures/ yet: no figure to draw")
+    if no_committed_run(here / "figures" / "lab11_bench.json"):
         return
     ap = figures_options(__doc__, lambda out, grader: ["--bench", str(here / "figures" / "lab11_bench.json"), "--timelines",
                                                        str(here / "figures" / "lab11_timelines.json"), "--out", str(out)])
@@ -113,16 +111,8 @@ def main():
     a = ap.parse_args()
     out = pathlib.Path(a.out)
     out.mkdir(exist_ok=True)
-    if a.report:
-        t = timelines_from_report(json.loads(pathlib.Path(a.report).read_text()))
-        (out / "lab11_timelines.json").write_text(json.dumps(t) + "\n")
-    elif a.timelines:
-        t = json.loads(pathlib.Path(a.timelines).read_text())
-    else:
-        sys.exit("figures.py: --report or --timelines")
-    timeline_figure(t, out)
+    timeline_figure(kept_from_report(a.report, a.timelines, out / "lab11_timelines.json", timelines_from_report), out)
     boundary_figure(json.loads(pathlib.Path(a.bench).read_text()), out)
-
 
 if __name__ == "__main__":
     main()

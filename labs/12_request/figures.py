@@ -15,7 +15,7 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "common" / "scripts"))
-from svg_chart import figures_options, lanes, text, write_figure  # noqa: E402
+from svg_chart import figures_options, kept_from_report, lanes, no_committed_run, text, write_figure  # noqa: E402
 
 here = pathlib.Path(__file__).resolve().parent
 OPS = {"norm": "#8250df", "ffn projection": "#1f6feb", "activation": "#d1242f", "kv projection": "#2da44e"}
@@ -99,9 +99,7 @@ def paired_figure(p, out):
 
 def main():
     committed = here / "figures" / "lab12_run.json"
-    if "--redraw" in sys.argv and not committed.exists():
-        # Nothing measured is committed yet (the request has not run on a GPU): there is no figure to redraw.
-        print("figures.py: no run committed in figures/ yet: no figure to draw")
+    if no_committed_run(committed):
         return
     ap = figures_options(__doc__, lambda out, grader: ["--run", str(committed), "--out", str(out)])
     ap.add_argument("--report", help="a grader report of lab 12 graded on a GPU")
@@ -110,16 +108,9 @@ def main():
     a = ap.parse_args()
     out = pathlib.Path(a.out)
     out.mkdir(exist_ok=True)
-    if a.report:
-        run = run_from_report(json.loads(pathlib.Path(a.report).read_text()))
-        (out / "lab12_run.json").write_text(json.dumps(run) + "\n")
-    elif a.run:
-        run = json.loads(pathlib.Path(a.run).read_text())
-    else:
-        sys.exit("figures.py: --report or --run")
+    run = kept_from_report(a.report, a.run, out / "lab12_run.json", run_from_report)
     timeline_figure(run["trace"], out)
     paired_figure(run["paired"], out)
-
 
 if __name__ == "__main__":
     main()
