@@ -528,17 +528,17 @@ CorrectnessResult check_measured(Context& ctx) {
 }  // namespace
 
 void register_checks(Lab& lab) {
-    lab.host_check("path.chapter", "(a) the chapter's request: critical path", 3, check_path_chapter);
-    lab.host_check("path.drawn", "(a) 200 drawn traces: critical path and its stages", 9, check_path_drawn);
-    lab.host_check("predict.savings", "(b) Amdahl's and the path's savings: the chapter's changes and 60 drawn traces", 8,
+    lab.host_check("path.chapter", "(a) the chapter's request: critical path", 4, check_path_chapter);
+    lab.host_check("path.drawn", "(a) 200 drawn traces: critical path and its stages", 14, check_path_drawn);
+    lab.host_check("predict.savings", "(b) Amdahl's and the path's savings: the chapter's changes and 60 drawn traces", 12,
                    check_predict);
     lab.host_check("paired.planted", "(c) the paired median, its bootstrap interval, the difference of medians: 40 planted "
                                      "experiments",
-                   8, check_paired);
-    lab.host_check("lever.drawn", "(d) the operator to speed up, and a stage's knee: the chapter's and 40 drawn traces", 8,
+                   12, check_paired);
+    lab.host_check("lever.drawn", "(d) the operator to speed up, and a stage's knee: the chapter's and 40 drawn traces", 12,
                    check_lever);
-    lab.correctness("trace.real", "(a) the request on the GPU, as observed: its critical path", 4, check_real_trace);
+    lab.correctness("trace.real", "(a) the request on the GPU, as observed: its critical path", 10, check_real_trace);
     lab.correctness("paired.measured", "(c) the request before and after the fused activation, 21 interleaved rounds: your "
                                        "paired statistic (the predictions reported beside it)",
-                    4, check_measured);
+                    12, check_measured);
 }
