@@ -124,7 +124,6 @@ Trace random_trace(std::uint64_t seed, int stages, int lanes) {
     // Recorded times: as scheduled, each start pushed later by a gap (what the model leaves out), never earlier.
     const Schedule sched = schedule(t, d);
     std::vector<double> end(t.stages.size());
-    std::vector<int> last(std::size_t(lanes), -1);
     for (std::size_t i = 0; i < t.stages.size(); ++i) {
         double start = 0;
         for (int p : sched.preds[i]) start = std::max(start, end[std::size_t(p)]);
